@@ -1,0 +1,44 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Courier",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+    ],
+    targets: [
+        .target(name: "Courier", swiftSettings: strictSettings),
+        .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "Playground",
+            dependencies: ["Courier", "CourierTesting"],
+            path: "Playgrounds",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierTests",
+            dependencies: ["Courier", "CourierTesting"],
+            swiftSettings: strictSettings
+        ),
+        // The three ways an address book of static wrappers compiles (see DESIGN.md, "Swift 6 and static
+        // properties"): a @MainActor namespace in Swift 6 mode, default MainActor isolation, Swift 5 mode.
+        .testTarget(name: "MainActorBookTests", dependencies: ["Courier"]),
+        .testTarget(
+            name: "DefaultIsolationBookTests",
+            dependencies: ["Courier"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .testTarget(
+            name: "Swift5BookTests",
+            dependencies: ["Courier"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

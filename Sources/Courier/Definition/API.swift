@@ -1,0 +1,76 @@
+/// An endpoint of an HTTP API, declared as a property wrapper over its ``APIParameterBuilder``.
+///
+/// Use it through the method aliases (``GET``, ``POST``, ``PUT``, ``PATCH``, ``DELETE``, ``HEAD``,
+/// ``OPTIONS``, ``QUERY``, ``TRACE``, ``CONNECT``) inside an *address book*, a namespace of endpoints:
+///
+/// ```swift
+/// @MainActor enum GitHub {
+///     @GET("/users/{login}")
+///     static var user: APIParameterBuilder<String>? = .init { ["login": $0] }
+///
+///     @POST("/repos/{owner}/{repo}/issues", headers: ["Accept": "application/vnd.github+json"])
+///     static var createIssue: APIParameterBuilder<NewIssue>? = .init { $0 }
+///
+///     @GET("/zen")
+///     static var zen: APIParameterBuilder<Void>? = nil
+/// }
+///
+/// let user: User = try await GitHub.$user.request(with: "octocat")
+/// let request = try GitHub.$zen.makeRequest()   // no I/O: inspect or send it yourself
+/// ```
+///
+/// The projected value (`$user`) is the endpoint itself: a `Sendable` value that can be passed to and
+/// called from any isolation domain. `Parameter` is the type every call must pass (`Void` for none).
+@propertyWrapper
+public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
+    /// The parameter builder; `nil` means the endpoint sends no parameters.
+    public var wrappedValue: APIParameterBuilder<Parameter>?
+    /// The endpoint's method, path and settings.
+    public let endpoint: APIEndpoint
+    /// Headers computed from each call's parameter.
+    let headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)?
+
+    /// The endpoint itself, reached as `$name`.
+    public var projectedValue: API<Parameter, Method> { self }
+
+    /// Declares an endpoint.
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters.
+    ///   - path: The path, appended to the base URL. `{name}` placeholders take the same-named
+    ///     parameter; a query after `?` is kept; an absolute URL ignores the base URL.
+    ///   - headers: Headers sent with every call.
+    ///   - headerBuilder: Headers computed from each call's parameter; they replace same-named static headers.
+    ///   - host: A named host that the configuration maps to a base URL.
+    ///   - baseURL: A base URL for this endpoint only, overriding the configuration and `host`.
+    ///   - encoding: Where parameters go (`.query`, `.json`, `.form`); `nil` for the method's default.
+    ///   - timeout: The timeout for this endpoint's calls; `nil` for the configuration's.
+    ///   - acceptableStatusCodes: The status codes treated as success; `nil` for the configuration's.
+    ///   - tags: Typed metadata for plugins and executors.
+    public init(
+        wrappedValue: APIParameterBuilder<Parameter>? = nil,
+        _ path: String,
+        headers: HTTPHeaders = [:],
+        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil,
+        host: APIHost? = nil,
+        baseURL: String? = nil,
+        encoding: ParameterEncoding? = nil,
+        timeout: Duration? = nil,
+        acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        tags: APITags = []
+    ) {
+        self.wrappedValue = wrappedValue
+        self.headerBuilder = headerBuilder
+        self.endpoint = APIEndpoint(
+            method: Method.method,
+            path: path,
+            host: host,
+            baseURL: baseURL,
+            encoding: encoding,
+            headers: headers,
+            timeout: timeout,
+            acceptableStatusCodes: acceptableStatusCodes,
+            tags: tags
+        )
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one error Courier throws. It names the endpoint (`GET /users/{login}`), says why the call
+/// failed in a ``reason`` you can switch over, and carries the request, the response and the
+/// underlying error when there are any.
+///
+/// ```swift
+/// do {
+///     let user: User = try await GitHub.$user.request(with: "octocat")
+/// } catch let error as APIError {
+///     switch error.reason {
+///     case .unacceptableStatus(.notFound): showNotFound()
+///     case .unacceptableStatus(.unauthorized): signIn()
+///     case .transport(.offline), .transport(.cannotConnect): showOffline()
+///     case .transport(.cancelled): break
+///     default:
+///         if let problem = error.decodeBody(as: ServerProblem.self) { show(problem.message) }
+///     }
+/// }
+/// ```
+///
+/// Descriptions never contain header values or request bodies, so an error can be logged as it is.
+public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// Why a call failed.
+    public enum Reason: Sendable, Hashable {
+        /// The endpoint or its parameters could not make a valid request; nothing was sent.
+        case invalidRequest(RequestProblem)
+        /// The request did not complete: no response, or the connection broke.
+        case transport(TransportProblem)
+        /// A response arrived with a status code the endpoint does not accept.
+        case unacceptableStatus(StatusCategory)
+        /// The response body could not be decoded into the requested type.
+        case decodingFailed
+        /// A plugin or a custom executor stopped the call with an error of its own (see ``underlyingError``).
+        case other
+    }
+
+    /// What was wrong with an endpoint definition or the parameters of a call. Each is found before any I/O.
+    public enum RequestProblem: Sendable, Hashable {
+        /// The path template names a parameter that the call did not provide (or provided as `nil`).
+        case missingPathValue(name: String)
+        /// A path value would make an empty, `.` or `..` segment.
+        case invalidPathValue(name: String)
+        /// A path value is an array or a nested object, which has no single-segment form.
+        case unsupportedPathValue(name: String)
+        /// The path template is malformed, for example an unclosed `{`.
+        case malformedPathTemplate
+        /// A header name is not a valid token, or a header value contains CR, LF or NUL.
+        case invalidHeader(name: String)
+        /// The endpoint sends a body (`.json` or `.form`) but its method may not carry one.
+        case bodyNotAllowed
+        /// The parameters cannot be encoded; the `EncodingError` is the ``APIError/underlyingError``.
+        case unencodableParameters
+        /// The parameters' shape does not fit the encoding, for example an array for a query string.
+        case unsupportedParameters
+        /// Names were appended to parameters that hold a list or a model.
+        case mixedParameters
+        /// No base URL is configured and the endpoint's path is not an absolute URL.
+        case missingBaseURL
+        /// The endpoint names a host that the configuration does not map to a URL.
+        case unknownHost(APIHost)
+        /// The base URL has no scheme or no host.
+        case invalidBaseURL
+        /// The pieces did not make a valid URL.
+        case invalidURL
+        /// The request body could not be prepared, for example a file that cannot be read.
+        case unreadableBody
+    }
+
+    /// Why a request did not complete.
+    public enum TransportProblem: Sendable, Hashable {
+        /// The request or the resource timed out.
+        case timedOut
+        /// The host could not be resolved or did not accept the connection.
+        case cannotConnect
+        /// The device has no network connection.
+        case offline
+        /// The calling task was cancelled.
+        case cancelled
+        /// The connection was lost mid-request.
+        case connectionLost
+        /// A TLS or certificate problem.
+        case secureConnectionFailed
+        /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
+        case other
+    }
+
+    /// A status code the endpoint does not accept, classified.
+    public enum StatusCategory: Sendable, Hashable {
+        /// 400.
+        case badRequest
+        /// 401.
+        case unauthorized
+        /// 403.
+        case forbidden
+        /// 404.
+        case notFound
+        /// Any other 4xx.
+        case clientError
+        /// Any 5xx.
+        case serverError
+        /// A 1xx, 2xx or 3xx code the endpoint does not accept.
+        case unexpected
+
+        /// The category of `statusCode`.
+        public init(statusCode: Int) {
+            switch statusCode {
+            case 400: self = .badRequest
+            case 401: self = .unauthorized
+            case 403: self = .forbidden
+            case 404: self = .notFound
+            case 400..<500: self = .clientError
+            case 500..<600: self = .serverError
+            default: self = .unexpected
+            }
+        }
+    }
+
+    /// Why the call failed.
+    public let reason: Reason
+    /// The endpoint that was called.
+    public let endpoint: APIEndpoint
+    /// The request, when one was built.
+    public let request: APIRequest?
+    /// The response, when one arrived.
+    public let response: APIResponse?
+    /// The error behind this one: a `URLError`, an `EncodingError`, a `DecodingError`, or a plugin's error.
+    public let underlyingError: (any Error)?
+
+    /// Creates an error. Executors and plugins use this to report failures in Courier's terms.
+    public init(
+        _ reason: Reason,
+        endpoint: APIEndpoint,
+        request: APIRequest? = nil,
+        response: APIResponse? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.reason = reason
+        self.endpoint = endpoint
+        self.request = request
+        self.response = response
+        self.underlyingError = underlyingError
+    }
+
+    /// Wraps any error from an executor or a plugin: an ``APIError`` stays as it is, a `URLError` becomes a
+    /// classified ``Reason/transport(_:)`` reason, a `CancellationError` becomes
+    /// ``TransportProblem/cancelled``, and anything else becomes ``Reason/other``.
+    public static func wrapping(_ error: any Error, request: APIRequest) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let urlError as URLError:
+            let problem = TransportProblem(urlError)
+            return APIError(.transport(problem), endpoint: request.endpoint, request: request, underlyingError: urlError)
+        case is CancellationError:
+            return APIError(.transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
+        default:
+            return APIError(.other, endpoint: request.endpoint, request: request, underlyingError: error)
+        }
+    }
+
+    /// The response's status code, when a response arrived.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The response body, when a response arrived.
+    public var responseBody: Data? { response?.body.data }
+
+    /// Decodes the response body into the server's own error model, or returns `nil` when there is no
+    /// body or it does not decode.
+    public func decodeBody<ServerError: Decodable>(
+        as type: ServerError.Type,
+        using decoder: JSONDecoder = JSONDecoder()
+    ) -> ServerError? {
+        guard let data = response?.body.data, !data.isEmpty else { return nil }
+        return try? decoder.decode(type, from: data)
+    }
+
+    /// The first 200 characters of the response body, for a decoding failure's diagnosis.
+    public var bodyExcerpt: String? {
+        guard let data = response?.body.data, !data.isEmpty else { return nil }
+        let prefix = String(decoding: data.prefix(200), as: UTF8.self)
+        return data.count > 200 ? prefix + "…" : prefix
+    }
+
+    /// Whether the calling task was cancelled.
+    public var isCancellation: Bool { reason == .transport(.cancelled) }
+
+    /// `METHOD /path/template: cause`, without header values or bodies.
+    public var description: String {
+        "\(endpoint): \(cause)"
+    }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+
+    private var cause: String {
+        switch reason {
+        case .invalidRequest(let problem): problem.description
+        case .transport(let problem):
+            "\(problem.description)" + (underlyingErrorSummary.map { " (\($0))" } ?? "")
+        case .unacceptableStatus(let category):
+            "unacceptable status \(statusCode.map(String.init) ?? "?") (\(category.description))"
+        case .decodingFailed:
+            "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
+        case .other:
+            underlyingErrorSummary ?? "failed"
+        }
+    }
+
+    private var underlyingErrorSummary: String? {
+        switch underlyingError {
+        case nil: nil
+        case let error as URLError: "URLError \(error.code.rawValue)"
+        case let error as DecodingError: Self.summary(of: error)
+        case let error as EncodingError: Self.summary(of: error)
+        case let error?: String(describing: error)
+        }
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        codingPath.isEmpty ? "top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            .joined(separator: ".")
+    }
+
+    static func summary(of error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context):
+            "type mismatch for \(type) at \(path(context.codingPath)): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            "missing \(type) value at \(path(context.codingPath))"
+        case .keyNotFound(let key, let context):
+            "missing key '\(key.stringValue)' at \(path(context.codingPath))"
+        case .dataCorrupted(let context):
+            "data corrupted at \(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            "\(error)"
+        }
+    }
+
+    static func summary(of error: EncodingError) -> String {
+        switch error {
+        case .invalidValue(_, let context):
+            "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            "encoding failed"
+        }
+    }
+}
+
+extension APIError.RequestProblem: CustomStringConvertible {
+    /// A short English description of the problem.
+    public var description: String {
+        switch self {
+        case .missingPathValue(let name): "missing value for path parameter '\(name)'"
+        case .invalidPathValue(let name): "path parameter '\(name)' would make an empty, '.' or '..' segment"
+        case .unsupportedPathValue(let name):
+            "path parameter '\(name)' is an array or object; a path segment needs a single value"
+        case .malformedPathTemplate: "the path template is malformed (unbalanced or empty '{}')"
+        case .invalidHeader(let name): "header '\(name)' has an invalid name or a value with CR, LF or NUL"
+        case .bodyNotAllowed: "this method cannot carry a request body; use the .query encoding"
+        case .unencodableParameters: "the parameters could not be encoded"
+        case .unsupportedParameters: "this encoding needs named parameters (a dictionary or a keyed model)"
+        case .mixedParameters: "named values cannot be added to a list or a model parameter"
+        case .missingBaseURL: "no base URL is configured and the path is not an absolute URL"
+        case .unknownHost(let host): "host '\(host)' is not configured"
+        case .invalidBaseURL: "the base URL needs a scheme and a host"
+        case .invalidURL: "the parts do not make a valid URL"
+        case .unreadableBody: "the request body could not be read"
+        }
+    }
+}
+
+extension APIError.TransportProblem: CustomStringConvertible {
+    /// A short English description of the problem.
+    public var description: String {
+        switch self {
+        case .timedOut: "the request timed out"
+        case .cannotConnect: "could not connect to the server"
+        case .offline: "the device is offline"
+        case .cancelled: "the request was cancelled"
+        case .connectionLost: "the connection was lost"
+        case .secureConnectionFailed: "the secure connection failed"
+        case .other: "the request failed"
+        }
+    }
+
+    /// Classifies a `URLError`.
+    public init(_ error: URLError) {
+        switch error.code {
+        case .timedOut: self = .timedOut
+        case .cancelled: self = .cancelled
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: self = .offline
+        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .cannotLoadFromNetwork: self = .cannotConnect
+        case .networkConnectionLost: self = .connectionLost
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
+            .clientCertificateRequired:
+            self = .secureConnectionFailed
+        default: self = .other
+        }
+    }
+}
+
+extension APIError.StatusCategory: CustomStringConvertible {
+    /// A short English name of the category.
+    public var description: String {
+        switch self {
+        case .badRequest: "bad request"
+        case .unauthorized: "unauthorized"
+        case .forbidden: "forbidden"
+        case .notFound: "not found"
+        case .clientError: "client error"
+        case .serverError: "server error"
+        case .unexpected: "unexpected status"
+        }
+    }
+}

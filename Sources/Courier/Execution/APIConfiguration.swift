@@ -1,0 +1,139 @@
+import Foundation
+
+/// Everything a call needs besides its endpoint and parameter: where to send it, which headers to add,
+/// how to encode and decode, what counts as success, and which executor sends it.
+///
+/// A call finds its configuration in this order:
+/// 1. the call's own `using:` argument;
+/// 2. a task-scoped configuration set with ``withCurrent(_:isolation:operation:)``, so parallel tests
+///    never share state;
+/// 3. the process-wide ``default``, set once at start-up.
+///
+/// ```swift
+/// APIConfiguration.default = APIConfiguration(baseURL: URL(string: "https://api.github.com")!)
+///
+/// try await APIConfiguration.withCurrent(.init(baseURL: stagingURL)) {
+///     let user: User = try await GitHub.$user.request(with: "octocat")   // goes to staging
+/// }
+/// ```
+public struct APIConfiguration: Sendable {
+    /// The base URL that endpoint paths are appended to; endpoints with an absolute URL ignore it.
+    public var baseURL: URL?
+    /// Base URLs of named hosts, for endpoints declared with `host:`.
+    public var hosts: [APIHost: URL]
+    /// Headers sent with every request; endpoint headers with the same name replace them.
+    public var headers: HTTPHeaders
+    /// The timeout of a request unless its endpoint sets one.
+    public var timeout: Duration
+    /// Encodes model parameters into JSON bodies. Default: sorted keys, unescaped slashes, ISO 8601 dates.
+    public var encoder: JSONEncoder
+    /// Decodes JSON responses. Default: ISO 8601 dates.
+    public var decoder: JSONDecoder
+    /// How arrays, booleans, dates and nested values are written into queries and forms.
+    public var parameterOptions: ParameterEncodingOptions
+    /// The status codes treated as success unless an endpoint sets its own.
+    public var acceptableStatusCodes: AcceptableStatusCodes
+    /// Sends the requests.
+    public var executor: any APIExecutor
+
+    /// Creates a configuration; every argument has a default.
+    public init(
+        baseURL: URL? = nil,
+        hosts: [APIHost: URL] = [:],
+        headers: HTTPHeaders = [:],
+        timeout: Duration = .seconds(60),
+        encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder(),
+        decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
+        parameterOptions: ParameterEncodingOptions = .default,
+        acceptableStatusCodes: AcceptableStatusCodes = .successful,
+        executor: any APIExecutor = URLSessionExecutor.shared
+    ) {
+        self.baseURL = baseURL
+        self.hosts = hosts
+        self.headers = headers
+        self.timeout = timeout
+        self.encoder = encoder
+        self.decoder = decoder
+        self.parameterOptions = parameterOptions
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.executor = executor
+    }
+
+    /// A `JSONEncoder` with sorted keys, unescaped slashes and ISO 8601 dates.
+    public static func makeDefaultEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// A `JSONDecoder` with ISO 8601 dates.
+    public static func makeDefaultDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    /// Returns a copy that sends requests with `executor`.
+    public func with(executor: any APIExecutor) -> APIConfiguration {
+        var copy = self
+        copy.executor = executor
+        return copy
+    }
+
+    // MARK: - Scopes
+
+    private static let processDefault = LockedBox(APIConfiguration())
+
+    @TaskLocal private static var taskOverride: APIConfiguration?
+
+    /// The process-wide configuration, used when neither the call nor the task sets one. Safe to read
+    /// and set from any thread.
+    public static var `default`: APIConfiguration {
+        get { processDefault.value }
+        set { processDefault.value = newValue }
+    }
+
+    /// The configuration in effect here: the task-scoped one if set, else ``default``.
+    public static var current: APIConfiguration {
+        taskOverride ?? processDefault.value
+    }
+
+    /// Runs `operation` with `configuration` in effect for every call made in it, including calls in
+    /// child tasks; other tasks are not affected.
+    public static func withCurrent<Result>(
+        _ configuration: APIConfiguration,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $taskOverride.withValue(configuration, operation: operation, isolation: isolation)
+    }
+
+    /// Runs the synchronous `operation` with `configuration` in effect.
+    public static func withCurrent<Result>(
+        _ configuration: APIConfiguration,
+        operation: () throws -> Result
+    ) rethrows -> Result {
+        try $taskOverride.withValue(configuration, operation: operation)
+    }
+}
+
+/// A value behind a lock, for state shared across threads.
+// @unchecked: every access to `stored` goes through `lock`.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        self.stored = value
+    }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&stored) }
+    }
+}

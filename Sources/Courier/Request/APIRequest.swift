@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The body of a request.
+///
+/// A struct rather than an enum so that new kinds of body (a file, a stream) can be added without
+/// breaking code that reads ``data``.
+public struct RequestBody: Sendable, Hashable {
+    enum Storage: Sendable, Hashable {
+        case empty
+        case data(Data)
+    }
+
+    let storage: Storage
+
+    /// No body.
+    public static let empty = RequestBody(storage: .empty)
+
+    /// A body held in memory.
+    public static func data(_ data: Data) -> RequestBody {
+        RequestBody(storage: .data(data))
+    }
+
+    /// The bytes of an in-memory body; `nil` when there is no body.
+    public var data: Data? {
+        switch storage {
+        case .empty: nil
+        case .data(let data): data
+        }
+    }
+
+    /// Whether there is no body.
+    public var isEmpty: Bool {
+        switch storage {
+        case .empty: true
+        case .data(let data): data.isEmpty
+        }
+    }
+
+    /// The size in bytes, when known.
+    public var count: Int? {
+        switch storage {
+        case .empty: 0
+        case .data(let data): data.count
+        }
+    }
+}
+
+/// A request built from an endpoint, a parameter and a configuration, ready to send.
+///
+/// Build one without any I/O with `$endpoint.makeRequest(with:)`; executors turn it into a response.
+/// Every part is inspectable, so tests can assert on it, and ``urlRequest`` converts it for URLSession.
+public struct APIRequest: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The full URL, percent-encoded.
+    public var url: URL
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: RequestBody
+    /// How long to wait for the response.
+    public var timeout: Duration
+    /// The endpoint this request was built from.
+    public let endpoint: APIEndpoint
+
+    /// Creates a request. Requests are normally built with `$endpoint.makeRequest(with:)`.
+    public init(
+        method: HTTPMethod,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: RequestBody = .empty,
+        timeout: Duration = .seconds(60),
+        endpoint: APIEndpoint
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.endpoint = endpoint
+    }
+
+    /// The query items of ``url``, in order, decoded.
+    public var queryItems: [URLQueryItem] {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+    }
+
+    /// The request as a `URLRequest`, with an in-memory body set as `httpBody`.
+    public var urlRequest: URLRequest {
+        var request = URLRequest(url: url, timeoutInterval: timeout.timeInterval)
+        request.httpMethod = method.rawValue
+        for field in headers {
+            request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+        }
+        request.httpBody = body.data
+        return request
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

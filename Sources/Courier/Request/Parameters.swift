@@ -1,0 +1,110 @@
+/// The parameters an ``APIParameterBuilder`` produces for one call: an ordered list of named values, a
+/// list of values, or an `Encodable` model.
+///
+/// You rarely name this type: a builder's closure returns a dictionary literal (kept in the order it
+/// is written, values of mixed types, `nil` values dropped), an array literal, or a model.
+///
+/// ```swift
+/// .init { ["owner": $0.owner, "per_page": 50, "labels": ["bug", "ui"], "state": $0.state] }
+/// ```
+///
+/// Names that a path template uses (`/repos/{owner}`) fill the path and are removed from the query or
+/// body. To build parameters step by step, start from `[:]` and use ``append(_:_:)``.
+public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    /// A parameter value: any `Encodable & Sendable` value, or `nil` to leave the name out.
+    public typealias Value = (any Encodable & Sendable)?
+
+    enum Storage: Sendable {
+        case named([(name: String, value: any Encodable & Sendable)])
+        case list([any Encodable & Sendable])
+        case model(any Encodable & Sendable)
+        /// Names were appended to a list or a model; building the request reports it.
+        case mixed
+    }
+
+    var storage: Storage
+
+    /// No parameters.
+    public static let none = Parameters(storage: .named([]))
+
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Creates named parameters from a dictionary literal, keeping its order and dropping `nil` values.
+    /// A name may appear more than once; each occurrence is sent.
+    public init(dictionaryLiteral elements: (String, Value)...) {
+        var named: [(name: String, value: any Encodable & Sendable)] = []
+        named.reserveCapacity(elements.count)
+        for (name, value) in elements {
+            if let value { named.append((name, value)) }
+        }
+        self.storage = .named(named)
+    }
+
+    /// Creates a list of values from an array literal, sent as a JSON array body; `nil` values are dropped.
+    public init(arrayLiteral elements: Value...) {
+        self.storage = .list(elements.compactMap { $0 })
+    }
+
+    /// Creates parameters from an `Encodable` model. Its top-level keys act as names: path templates take
+    /// theirs, and the rest go to the query or body.
+    public init(model: some Encodable & Sendable) {
+        self.storage = .model(model)
+    }
+
+    /// Appends a named value; `nil` is ignored.
+    ///
+    /// Named values cannot be mixed with a non-empty list or a model: building a request from such
+    /// parameters fails with ``APIError/RequestProblem/mixedParameters``.
+    public mutating func append(_ name: String, _ value: Value) {
+        guard let value else { return }
+        switch storage {
+        case .named(var named):
+            storage = .mixed  // release the array's storage so the append below does not copy it
+            named.append((name, value))
+            storage = .named(named)
+        case .list(let list) where list.isEmpty:
+            storage = .named([(name, value)])
+        case .list, .model, .mixed:
+            storage = .mixed
+        }
+    }
+
+    /// Whether there is nothing to send.
+    public var isEmpty: Bool {
+        switch storage {
+        case .named(let named): named.isEmpty
+        case .list(let list): list.isEmpty
+        case .model, .mixed: false
+        }
+    }
+}
+
+/// Turns the value an endpoint is called with into the ``Parameters`` of the request.
+///
+/// A builder is the wrapped value of an endpoint. Its closure may return:
+/// - a dictionary literal with values of mixed types: `.init { ["id": $0.id, "tags": $0.tags] }`;
+/// - an array literal, sent as a JSON array body: `.init { [$0.first, $0.second] }`;
+/// - any `Encodable & Sendable` model: `.init { $0 }`.
+///
+/// A `nil` builder means the endpoint has no parameters.
+public struct APIParameterBuilder<Input>: Sendable {
+    let build: @Sendable (Input) -> Parameters
+
+    /// Creates a builder whose closure returns a dictionary or array literal.
+    public init(_ build: @escaping @Sendable (Input) -> Parameters) {
+        self.build = build
+    }
+
+    /// Creates a builder whose closure returns an `Encodable` model, whose top-level keys are the names.
+    @_disfavoredOverload
+    public init<Model: Encodable & Sendable>(_ build: @escaping @Sendable (Input) -> Model) {
+        self.build = { Parameters(model: build($0)) }
+    }
+
+    /// The parameters for `input`.
+    public func parameters(for input: Input) -> Parameters {
+        build(input)
+    }
+}

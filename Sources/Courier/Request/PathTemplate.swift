@@ -1,0 +1,126 @@
+/// A parsed endpoint path: literal text and `{name}` placeholders, plus a static query and whether the
+/// path is an absolute URL.
+struct PathTemplate: Sendable {
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case placeholder(String)
+        /// A `/` between segments.
+        case separator
+    }
+
+    /// The path's parts; empty for a malformed template.
+    let parts: [Part]
+    /// The names of every placeholder, in order.
+    let names: [String]
+    /// The query written in the path after `?`, without the `?`, kept as written.
+    let staticQuery: Substring?
+    /// Whether the path is an absolute URL (`https://…`) that ignores the base URL.
+    let isAbsolute: Bool
+    /// Whether the template could be parsed.
+    let isValid: Bool
+
+    init(_ template: String) {
+        var pathPart = Substring(template)
+        if let hash = pathPart.firstIndex(of: "#") {
+            pathPart = pathPart[..<hash]
+        }
+        if let question = pathPart.firstIndex(of: "?") {
+            staticQuery = pathPart[pathPart.index(after: question)...]
+            pathPart = pathPart[..<question]
+        } else {
+            staticQuery = nil
+        }
+        isAbsolute = Self.hasScheme(pathPart)
+
+        var parts: [Part] = []
+        var names: [String] = []
+        var literal = ""
+        var name: String?
+        var valid = true
+        for character in pathPart {
+            if var current = name {
+                switch character {
+                case "}":
+                    if current.isEmpty { valid = false }
+                    parts.append(.placeholder(current))
+                    names.append(current)
+                    name = nil
+                case "{", "/":
+                    valid = false
+                default:
+                    current.append(character)
+                    name = current
+                }
+                continue
+            }
+            switch character {
+            case "{":
+                if !literal.isEmpty { parts.append(.literal(literal)) }
+                literal = ""
+                name = ""
+            case "}":
+                valid = false
+            case "/":
+                if !literal.isEmpty { parts.append(.literal(literal)) }
+                literal = ""
+                parts.append(.separator)
+            default:
+                literal.append(character)
+            }
+        }
+        if name != nil { valid = false }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        self.parts = valid ? parts : []
+        self.names = valid ? names : []
+        self.isValid = valid
+    }
+
+    private static func hasScheme(_ path: Substring) -> Bool {
+        guard let colon = path.firstIndex(of: ":"), path[colon...].hasPrefix("://") else { return false }
+        let scheme = path[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+    }
+
+    /// The percent-encoded path with every placeholder filled by `value(name)`.
+    ///
+    /// Literal text keeps existing `%XX` escapes and encodes anything a path may not contain; values are
+    /// encoded as one segment (`/` becomes `%2F`). A segment with a placeholder may not end up empty,
+    /// `.` or `..`.
+    func render(value: (String) throws(RequestProblemError) -> String) throws(RequestProblemError) -> String {
+        var path = ""
+        var segment = ""
+        var segmentPlaceholder: String?
+        func closeSegment() throws(RequestProblemError) {
+            if let segmentPlaceholder, segment.isEmpty || segment == "." || segment == ".." {
+                throw RequestProblemError(.invalidPathValue(name: segmentPlaceholder))
+            }
+            path += segment
+            segment = ""
+            segmentPlaceholder = nil
+        }
+        for part in parts {
+            switch part {
+            case .literal(let text):
+                segment += PercentEncoding.encode(text, allowing: .pathLiteral)
+            case .placeholder(let name):
+                segment += PercentEncoding.encode(try value(name), allowing: .unreserved)
+                segmentPlaceholder = segmentPlaceholder ?? name
+            case .separator:
+                try closeSegment()
+                path += "/"
+            }
+        }
+        try closeSegment()
+        return path
+    }
+}
+
+/// An ``APIError/RequestProblem`` thrown inside request building, before the endpoint is attached.
+struct RequestProblemError: Error {
+    let problem: APIError.RequestProblem
+
+    init(_ problem: APIError.RequestProblem) {
+        self.problem = problem
+    }
+}
