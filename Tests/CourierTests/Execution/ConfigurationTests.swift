@@ -1,0 +1,118 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite struct ConfigurationTests {
+    static let zen = GET<Void>("/zen")
+
+    func stub(_ tag: String) -> StubExecutor {
+        StubExecutor(body: Data(tag.utf8))
+    }
+
+    @Test func theCallsOwnConfigurationWinsOverTheTaskScope() async throws {
+        let scoped = testConfiguration.with(executor: stub("task"))
+        let explicit = testConfiguration.with(executor: stub("call"))
+        let text: String = try await APIConfiguration.withCurrent(scoped) {
+            try await Self.zen.request(using: explicit)
+        }
+        #expect(text == "call")
+    }
+
+    @Test func theTaskScopeReachesChildTasksAndEnds() async throws {
+        var scoped = testConfiguration.with(executor: stub("task"))
+        scoped.baseURL = URL(string: "https://scoped.example")
+        let texts: [String] = try await APIConfiguration.withCurrent(scoped) {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<3 { group.addTask { try await Self.zen.request() } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(texts == ["task", "task", "task"])
+        #expect(APIConfiguration.current.baseURL?.host != "scoped.example")
+    }
+
+    @Test func parallelScopesNeverSeeEachOthersExecutor() async throws {
+        // GIVEN two stubs, each installed in its own task scope
+        let first = stub("first")
+        let second = stub("second")
+        // WHEN both scopes make calls concurrently
+        async let a: [String] = APIConfiguration.withCurrent(testConfiguration.with(executor: first)) {
+            var seen: [String] = []
+            for _ in 0..<20 { seen.append(try await Self.zen.request()) }
+            return seen
+        }
+        async let b: [String] = APIConfiguration.withCurrent(testConfiguration.with(executor: second)) {
+            var seen: [String] = []
+            for _ in 0..<20 { seen.append(try await Self.zen.request()) }
+            return seen
+        }
+        let (seenA, seenB) = try await (a, b)
+        // THEN each saw only its own stub
+        #expect(seenA == Array(repeating: "first", count: 20))
+        #expect(seenB == Array(repeating: "second", count: 20))
+        #expect(first.requests.count == 20)
+        #expect(second.requests.count == 20)
+    }
+
+    @Test func buildingUsesTheScopedConfiguration() throws {
+        let request = try APIConfiguration.withCurrent(APIConfiguration(baseURL: URL(string: "https://scoped.example"))) {
+            try Self.zen.makeRequest()
+        }
+        #expect(request.url.absoluteString == "https://scoped.example/zen")
+    }
+
+    @Test func endpointTimeoutOverridesTheConfiguration() throws {
+        var configuration = testConfiguration
+        configuration.timeout = .seconds(5)
+        #expect(try Self.zen.makeRequest(using: configuration).timeout == .seconds(5))
+        let quick = GET<Void>("/quick", timeout: .milliseconds(250))
+        #expect(try quick.makeRequest(using: configuration).timeout == .milliseconds(250))
+    }
+
+    @Test func defaultsAreDocumented() {
+        let configuration = APIConfiguration()
+        #expect(configuration.timeout == .seconds(60))
+        #expect(configuration.acceptableStatusCodes == .successful)
+        #expect(configuration.parameterOptions == .default)
+        #expect(configuration.executor is URLSessionExecutor)
+    }
+
+    @Test func aCancelledTaskFailsBeforeTheExecutorRuns() async throws {
+        let counting = stub("never")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await Self.zen.request(using: testConfiguration.with(executor: counting))
+        }
+        let error = try await #require(throws: APIError.self) { try await task.value }
+        #expect(error.reason == .transport(.cancelled))
+        #expect(counting.requests.isEmpty)
+    }
+
+    @Test func executorErrorsAreWrapped() async throws {
+        struct Boom: Error {}
+        let failing = StubExecutor { _ in throw Boom() }
+        let error = try await #require(throws: APIError.self) {
+            try await Self.zen.request(using: testConfiguration.with(executor: failing))
+        }
+        #expect(error.reason == .other)
+        #expect(error.underlyingError is Boom)
+        let offline = StubExecutor { _ in throw URLError(.notConnectedToInternet) }
+        let offlineError = try await #require(throws: APIError.self) {
+            try await Self.zen.request(using: testConfiguration.with(executor: offline))
+        }
+        #expect(offlineError.reason == .transport(.offline))
+        #expect(offlineError.request?.url.path == "/v2/zen")
+    }
+}
+
+/// Changes the process-wide default, so it runs alone and restores what it found.
+@Suite(.serialized) struct GlobalConfigurationTests {
+    @Test func theProcessDefaultIsUsedWhenNothingElseIsSet() async throws {
+        let saved = APIConfiguration.default
+        defer { APIConfiguration.default = saved }
+        APIConfiguration.default = testConfiguration.with(executor: StubExecutor(body: Data("global".utf8)))
+        let text: String = try await Task.detached { try await GET<Void>("/zen").request() }.value
+        #expect(text == "global")
+    }
+}

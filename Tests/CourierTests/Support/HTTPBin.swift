@@ -1,0 +1,149 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The real httpbin server that the integration tests talk to.
+///
+/// `scripts/test` starts httpbin (PyPI `httpbin` + `gunicorn`) on 127.0.0.1 and exports its address as
+/// `COURIER_HTTPBIN_URL`. Every integration suite carries the ``Testing/Trait/httpbin`` trait, which decides
+/// what happens when that variable is missing:
+/// - locally (no `CI=true`) the suites are skipped, so `swift test` works without Python;
+/// - under `CI=true` they fail with a message saying how to start the server: CI must never pass by
+///   silently skipping its integration tests.
+enum HTTPBin {
+    /// The environment variable that holds the server's base URL, for example `http://127.0.0.1:41234`.
+    static let environmentKey = "COURIER_HTTPBIN_URL"
+
+    /// Thrown (so the test fails) when integration tests must run but no server is configured.
+    struct MissingServer: Error, CustomStringConvertible {
+        let detail: String
+
+        var description: String {
+            "\(detail). Integration tests need a real httpbin: run `scripts/test` (it starts one and exports "
+                + "\(HTTPBin.environmentKey)), or `source scripts/httpbin.sh; courier_httpbin_install; "
+                + "courier_httpbin_start` and run `swift test` from that shell."
+        }
+    }
+
+    /// The server's base URL, `nil` when the variable is unset or empty.
+    static let url: URL? = {
+        guard let text = ProcessInfo.processInfo.environment[environmentKey], !text.isEmpty else { return nil }
+        return URL(string: text)
+    }()
+
+    /// Whether the tests run under CI (`CI=true`, as set by most CI services and by `.ci/run`'s callers).
+    static var isCI: Bool {
+        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased()
+        return value == "true" || value == "1"
+    }
+
+    /// The condition behind ``Testing/Trait/httpbin``: `true` when a server is configured, `false` (skip)
+    /// when it is not and this is not CI.
+    /// - Throws: ``MissingServer`` under `CI=true` without a usable server, which fails the test instead of
+    ///   skipping it.
+    static func isAvailable() throws -> Bool {
+        if url != nil { return true }
+        if isCI {
+            let raw = ProcessInfo.processInfo.environment[environmentKey] ?? ""
+            throw MissingServer(
+                detail: raw.isEmpty
+                    ? "CI=true but \(environmentKey) is not set"
+                    : "CI=true but \(environmentKey)=\(raw) is not a URL"
+            )
+        }
+        return false
+    }
+
+    /// A configuration that sends requests to the httpbin server with the real `URLSessionExecutor`
+    /// unless told otherwise. Integration tests always pass it explicitly (`using:` or
+    /// `APIConfiguration.withCurrent`), so they never depend on `APIConfiguration.default`.
+    /// - Throws: when no server is configured (the test then fails with a clear message).
+    static func configuration(
+        timeout: Duration = .seconds(10),
+        headers: HTTPHeaders = [:],
+        executor: any APIExecutor = URLSessionExecutor.shared
+    ) throws -> APIConfiguration {
+        guard let url else {
+            throw MissingServer(detail: "\(environmentKey) is not set")
+        }
+        return APIConfiguration(baseURL: url, headers: headers, timeout: timeout, executor: executor)
+    }
+
+    /// The server's base URL as text, without a trailing slash, as httpbin writes it in its `url` field.
+    static func baseText() throws -> String {
+        var text = try configuration().baseURL?.absoluteString ?? ""
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs an integration suite against the httpbin server named by `COURIER_HTTPBIN_URL`.
+    ///
+    /// Without the variable the suite is *skipped* locally, because plain `swift test` has no server and
+    /// the unit tests should still run; under `CI=true` the condition throws instead, so the suite *fails*
+    /// with instructions rather than being skipped in silence.
+    static var httpbin: Self {
+        .enabled(
+            if: try HTTPBin.isAvailable(),
+            "needs a real httpbin: COURIER_HTTPBIN_URL is not set (scripts/test starts one and sets it)"
+        )
+    }
+}
+
+/// A TCP port on 127.0.0.1 that is bound but never listens, so connecting to it is refused at once.
+///
+/// Keeping the socket bound for the whole test means no other process can take the port meanwhile.
+final class ClosedPort: Sendable {
+    private let descriptor: Int32
+    /// The port number.
+    let port: UInt16
+
+    /// Binds a socket to 127.0.0.1 on a port the system picks, without listening.
+    init() throws {
+        #if canImport(Darwin)
+            let streamType = SOCK_STREAM
+        #else
+            let streamType = Int32(SOCK_STREAM.rawValue)
+        #endif
+        let descriptor = socket(AF_INET, streamType, 0)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            let code = errno
+            close(descriptor)
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        self.descriptor = descriptor
+        self.port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    var url: URL {
+        get throws {
+            try #require(URL(string: "http://127.0.0.1:\(port)"))
+        }
+    }
+}
