@@ -19,7 +19,7 @@ enum DefaultIsolationBook {
 }
 
 @Suite struct DefaultIsolationBookTests {
-    let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com")!)
+    let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com"))
 
     @Test func buildsWithoutAnnotations() throws {
         let request = try DefaultIsolationBook.$user.makeRequest(with: "octocat", using: configuration)

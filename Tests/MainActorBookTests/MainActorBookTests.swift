@@ -18,7 +18,7 @@ enum MainActorBook {
     static var zen: APIParameterBuilder<Void>? = nil
 }
 
-private let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v1")!)
+private let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v1"))
 
 @Suite struct MainActorBookTests {
     @Test @MainActor func buildsOnTheMainActor() throws {

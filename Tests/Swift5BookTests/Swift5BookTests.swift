@@ -18,7 +18,7 @@ enum Swift5Book {
 }
 
 @Suite struct Swift5BookTests {
-    let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com")!)
+    let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com"))
 
     @Test func buildsInSwift5Mode() throws {
         let request = try Swift5Book.$user.makeRequest(with: "octocat", using: configuration)

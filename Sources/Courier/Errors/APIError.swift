@@ -155,9 +155,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
             return error
         case let urlError as URLError:
             let problem = TransportProblem(urlError)
-            return APIError(.transport(problem), endpoint: request.endpoint, request: request, underlyingError: urlError)
+            return APIError(
+                .transport(problem), endpoint: request.endpoint, request: request, underlyingError: urlError)
         case is CancellationError:
-            return APIError(.transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
+            return APIError(
+                .transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
         default:
             return APIError(.other, endpoint: request.endpoint, request: request, underlyingError: error)
         }
@@ -222,8 +224,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty ? "top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            .joined(separator: ".")
+        codingPath.isEmpty
+            ? "top level"
+            : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                .joined(separator: ".")
     }
 
     static func summary(of error: DecodingError) -> String {

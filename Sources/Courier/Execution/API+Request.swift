@@ -53,7 +53,9 @@ extension API {
         try await send(with: parameter, configuration: configuration ?? .current)
     }
 
-    private func send(with parameter: Parameter, configuration: APIConfiguration) async throws(APIError)
+    private func send(
+        with parameter: Parameter, configuration: APIConfiguration
+    ) async throws(APIError)
         -> APIResponse
     {
         let request = try makeRequest(with: parameter, using: configuration)
@@ -91,7 +93,9 @@ extension API where Parameter == Void {
 
 /// Runs a built request through the configuration's executor and validates the status.
 enum CallExecution {
-    static func execute(_ request: APIRequest, configuration: APIConfiguration) async throws(APIError)
+    static func execute(
+        _ request: APIRequest, configuration: APIConfiguration
+    ) async throws(APIError)
         -> APIResponse
     {
         let response: APIResponse

@@ -6,7 +6,9 @@ extension API {
     ///   - configuration: The configuration to build with; `nil` for ``APIConfiguration/current``.
     /// - Throws: ``APIError`` with an ``APIError/Reason/invalidRequest(_:)`` reason when the endpoint or
     ///   the parameter cannot make a valid request.
-    public func makeRequest(with parameter: Parameter, using configuration: APIConfiguration? = nil) throws(APIError)
+    public func makeRequest(
+        with parameter: Parameter, using configuration: APIConfiguration? = nil
+    ) throws(APIError)
         -> APIRequest
     {
         try RequestFactory.make(

@@ -44,21 +44,39 @@ private struct FilteringContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if !skips(key) { try base.encode(value, forKey: key) }
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
     mutating func encode(_ value: String, forKey key: Key) throws {
         if !skips(key) { try base.encode(value, forKey: key) }
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         if !skips(key) { try base.encode(value, forKey: key) }
     }
-    mutating func encode(_ value: Float, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: Int, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { if !skips(key) { try base.encode(value, forKey: key) } }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        if !skips(key) { try base.encode(value, forKey: key) }
+    }
     mutating func encode(_ value: UInt16, forKey key: Key) throws {
         if !skips(key) { try base.encode(value, forKey: key) }
     }

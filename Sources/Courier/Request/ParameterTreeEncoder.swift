@@ -122,7 +122,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { put(ParameterTreeEncoder.number(value), key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { put(ParameterTreeEncoder.number(value), key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try ParameterTreeEncoder.encode(value, into: node.child(forKey: key.stringValue), codingPath: codingPath + [key])
+        try ParameterTreeEncoder.encode(
+            value, into: node.child(forKey: key.stringValue), codingPath: codingPath + [key])
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

@@ -39,7 +39,9 @@ enum RequestFactory {
         let path: String
         do {
             path = try template.render { name throws(RequestProblemError) in
-                guard let value = placed.pathValues[name] else { throw RequestProblemError(.missingPathValue(name: name)) }
+                guard let value = placed.pathValues[name] else {
+                    throw RequestProblemError(.missingPathValue(name: name))
+                }
                 return value
             }
         } catch {

@@ -36,17 +36,50 @@ typealias PURGE<Parameter> = API<Parameter, PurgeMethod>
     typealias Build = @Sendable () throws -> APIRequest
 
     static let builds: [(String, Build)] = [
-        ("GET", { try GET<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("POST", { try POST<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("PUT", { try PUT<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("PATCH", { try PATCH<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("DELETE", { try DELETE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("HEAD", { try HEAD<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("OPTIONS", { try OPTIONS<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("QUERY", { try QUERY<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("TRACE", { try TRACE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("CONNECT", { try CONNECT<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
-        ("PURGE", { try PURGE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }),
+        (
+            "GET",
+            { try GET<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "POST",
+            { try POST<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "PUT",
+            { try PUT<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "PATCH",
+            { try PATCH<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "DELETE",
+            { try DELETE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "HEAD",
+            { try HEAD<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "OPTIONS",
+            { try OPTIONS<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "QUERY",
+            { try QUERY<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "TRACE",
+            { try TRACE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "CONNECT",
+            { try CONNECT<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
+        (
+            "PURGE",
+            { try PURGE<Int>(wrappedValue: .init { ["q": $0] }, "/r").makeRequest(with: 1, using: testConfiguration) }
+        ),
     ]
 
     @Test(arguments: builds)

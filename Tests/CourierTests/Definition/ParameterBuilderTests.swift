@@ -107,7 +107,8 @@ import Testing
             },
             "/x"
         )
-        let error = try #require(buildError { try endpoint.makeRequest(with: Profile(id: 1, name: "a"), using: testConfiguration) })
+        let error = try #require(
+            buildError { try endpoint.makeRequest(with: Profile(id: 1, name: "a"), using: testConfiguration) })
         #expect(error.reason == .invalidRequest(.mixedParameters))
     }
 

@@ -56,7 +56,8 @@ import Testing
     }
 
     @Test func buildingUsesTheScopedConfiguration() throws {
-        let request = try APIConfiguration.withCurrent(APIConfiguration(baseURL: URL(string: "https://scoped.example"))) {
+        let request = try APIConfiguration.withCurrent(APIConfiguration(baseURL: URL(string: "https://scoped.example")))
+        {
             try Self.zen.makeRequest()
         }
         #expect(request.url.absoluteString == "https://scoped.example/zen")

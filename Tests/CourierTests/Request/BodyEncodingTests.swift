@@ -16,7 +16,10 @@ import Testing
     @Test func dictionaryBodyKeepsDeclarationOrderByteForByte() throws {
         let endpoint = POST<(title: String, count: Int, flag: Bool, ratio: Double, tags: [String], note: String?)>(
             wrappedValue: .init {
-                ["title": $0.title, "count": $0.count, "flag": $0.flag, "ratio": $0.ratio, "tags": $0.tags, "note": $0.note]
+                [
+                    "title": $0.title, "count": $0.count, "flag": $0.flag, "ratio": $0.ratio, "tags": $0.tags,
+                    "note": $0.note,
+                ]
             },
             "/things"
         )
@@ -36,7 +39,10 @@ import Testing
         }
         let endpoint = POST<Void>(
             wrappedValue: .init {
-                ["point": Point(x: 1, y: 2), "meta": ["k": "v"], "when": Date(timeIntervalSince1970: 0), "none": [String?.none]]
+                [
+                    "point": Point(x: 1, y: 2), "meta": ["k": "v"], "when": Date(timeIntervalSince1970: 0),
+                    "none": [String?.none],
+                ]
             },
             "/shapes"
         )
@@ -135,7 +141,8 @@ import Testing
         let endpoints = [
             try POST<Void>("/ping").makeRequest(using: testConfiguration),
             try POST<Void>(wrappedValue: .init { [:] }, "/ping").makeRequest(using: testConfiguration),
-            try POST<String>(wrappedValue: .init { ["id": $0] }, "/items/{id}").makeRequest(with: "1", using: testConfiguration),
+            try POST<String>(wrappedValue: .init { ["id": $0] }, "/items/{id}").makeRequest(
+                with: "1", using: testConfiguration),
         ]
         for request in endpoints {
             #expect(request.body.isEmpty)
@@ -154,9 +161,27 @@ import Testing
     }
 
     static let bodylessMethods: [(String, @Sendable () throws -> APIRequest)] = [
-        ("GET", { try GET<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .json).makeRequest(with: 1, using: testConfiguration) }),
-        ("HEAD", { try HEAD<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .form).makeRequest(with: 1, using: testConfiguration) }),
-        ("TRACE", { try TRACE<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .json).makeRequest(with: 1, using: testConfiguration) }),
+        (
+            "GET",
+            {
+                try GET<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .json).makeRequest(
+                    with: 1, using: testConfiguration)
+            }
+        ),
+        (
+            "HEAD",
+            {
+                try HEAD<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .form).makeRequest(
+                    with: 1, using: testConfiguration)
+            }
+        ),
+        (
+            "TRACE",
+            {
+                try TRACE<Int>(wrappedValue: .init { ["a": $0] }, "/x", encoding: .json).makeRequest(
+                    with: 1, using: testConfiguration)
+            }
+        ),
         ("CONNECT", { try CONNECT<Void>("/x", encoding: .json).makeRequest(using: testConfiguration) }),
     ]
 

@@ -31,7 +31,8 @@ import Testing
     func dotSegmentsAndEmptyValuesAreRejected(value: String) throws {
         let error = try #require(buildError { try Self.item.makeRequest(with: value, using: testConfiguration) })
         #expect(error.reason == .invalidRequest(.invalidPathValue(name: "name")))
-        #expect(error.description == "GET /items/{name}: path parameter 'name' would make an empty, '.' or '..' segment")
+        #expect(
+            error.description == "GET /items/{name}: path parameter 'name' would make an empty, '.' or '..' segment")
         #expect(error.request == nil)
     }
 

@@ -83,7 +83,8 @@ import Testing
         let user = try await Self.user.request(with: "a", as: User.self, using: configuration(stub))
         #expect(user.login == "a")
         let custom = JSONDecoder()
-        let again = try await Self.user.request(with: "a", as: User.self, using: configuration(stub), decoder: .json(custom))
+        let again = try await Self.user.request(
+            with: "a", as: User.self, using: configuration(stub), decoder: .json(custom))
         #expect(again.login == "a")
     }
 
@@ -116,7 +117,9 @@ import Testing
         let error = try await #require(throws: APIError.self) {
             let _: User = try await Self.user.request(with: "a", using: configuration(stub))
         }
-        #expect(error.description == "GET /users/{login}: the response body could not be decoded: missing key 'login' at top level")
+        #expect(
+            error.description
+                == "GET /users/{login}: the response body could not be decoded: missing key 'login' at top level")
     }
 
     @Test func emptyBodyForANonOptionalTypeIsADecodingFailure() async throws {
@@ -167,7 +170,10 @@ import Testing
         let error = try await #require(throws: APIError.self) {
             try await login.request(with: "hunter2", using: configuration(stub))
         }
-        for text in [error.description, error.errorDescription ?? "", String(describing: error), "\(error.request?.headers ?? [:])"] {
+        for text in [
+            error.description, error.errorDescription ?? "", String(describing: error),
+            "\(error.request?.headers ?? [:])",
+        ] {
             #expect(!text.contains("s3cr3t-token"))
             #expect(!text.contains("hunter2"))
         }

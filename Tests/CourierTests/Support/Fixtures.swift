@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The configuration request-building tests use: a base URL with a path and no network.
-let testConfiguration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v2")!)
+let testConfiguration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v2"))
 
 extension APIRequest {
     /// The body as UTF-8 text, or `nil` when there is no body.
