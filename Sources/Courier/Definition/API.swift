@@ -47,6 +47,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     ///   - timeout: The timeout for this endpoint's calls; `nil` for the configuration's.
     ///   - acceptableStatusCodes: The status codes treated as success; `nil` for the configuration's.
     ///   - tags: Typed metadata for plugins and executors.
+    ///   - plugins: Plugins for this endpoint only, run inside the configuration's plugins.
     public init(
         wrappedValue: APIParameterBuilder<Parameter>? = nil,
         _ path: String,
@@ -57,7 +58,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         encoding: ParameterEncoding? = nil,
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,
-        tags: APITags = []
+        tags: APITags = [],
+        plugins: [any APIPlugin] = []
     ) {
         self.wrappedValue = wrappedValue
         self.headerBuilder = headerBuilder
@@ -70,7 +72,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             headers: headers,
             timeout: timeout,
             acceptableStatusCodes: acceptableStatusCodes,
-            tags: tags
+            tags: tags,
+            plugins: plugins
         )
     }
 }

@@ -19,6 +19,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     public let acceptableStatusCodes: AcceptableStatusCodes?
     /// Typed metadata for plugins and executors.
     public let tags: APITags
+    /// Plugins for this endpoint only; they run inside the configuration's plugins.
+    public let plugins: [any APIPlugin]
 
     let template: PathTemplate
 
@@ -32,7 +34,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,
-        tags: APITags = []
+        tags: APITags = [],
+        plugins: [any APIPlugin] = []
     ) {
         self.method = method
         self.path = path
@@ -43,6 +46,7 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         self.timeout = timeout
         self.acceptableStatusCodes = acceptableStatusCodes
         self.tags = tags
+        self.plugins = plugins
         self.template = PathTemplate(path)
     }
 

@@ -35,6 +35,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
         case unacceptableStatus(StatusCategory)
         /// The response body could not be decoded into the requested type.
         case decodingFailed
+        /// The service answered with a failure code inside a successful response (see ``EnvelopePlugin``).
+        case rejectedByService(code: String, message: String?)
         /// A plugin or a custom executor stopped the call with an error of its own (see ``underlyingError``).
         case other
     }
@@ -208,6 +210,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
             "unacceptable status \(statusCode.map(String.init) ?? "?") (\(category.description))"
         case .decodingFailed:
             "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
+        case .rejectedByService(let code, let message):
+            "the service rejected the request with code \(code)" + (message.map { ": \($0)" } ?? "")
         case .other:
             underlyingErrorSummary ?? "failed"
         }

@@ -91,7 +91,7 @@ extension API where Parameter == Void {
     }
 }
 
-/// Runs a built request through the configuration's executor and validates the status.
+/// Runs a built request through the plugins and the executor, then validates the status.
 enum CallExecution {
     static func execute(
         _ request: APIRequest, configuration: APIConfiguration
@@ -101,7 +101,9 @@ enum CallExecution {
         let response: APIResponse
         do {
             if Task.isCancelled { throw CancellationError() }
-            response = try await configuration.executor.execute(request)
+            let endpointPlugins = request.endpoint.plugins
+            let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
+            response = try await PluginChain.run(request, plugins: plugins[...], executor: configuration.executor)
         } catch {
             throw APIError.wrapping(error, request: request)
         }

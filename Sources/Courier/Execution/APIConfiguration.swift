@@ -35,6 +35,8 @@ public struct APIConfiguration: Sendable {
     public var acceptableStatusCodes: AcceptableStatusCodes
     /// Sends the requests.
     public var executor: any APIExecutor
+    /// Plugins around every call, outermost first; endpoint plugins run inside these.
+    public var plugins: [any APIPlugin]
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -46,7 +48,8 @@ public struct APIConfiguration: Sendable {
         decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
         parameterOptions: ParameterEncodingOptions = .default,
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        executor: any APIExecutor = URLSessionExecutor.shared
+        executor: any APIExecutor = URLSessionExecutor.shared,
+        plugins: [any APIPlugin] = []
     ) {
         self.baseURL = baseURL
         self.hosts = hosts
@@ -57,6 +60,7 @@ public struct APIConfiguration: Sendable {
         self.parameterOptions = parameterOptions
         self.acceptableStatusCodes = acceptableStatusCodes
         self.executor = executor
+        self.plugins = plugins
     }
 
     /// A `JSONEncoder` with sorted keys, unescaped slashes and ISO 8601 dates.

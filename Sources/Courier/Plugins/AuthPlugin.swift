@@ -1,0 +1,89 @@
+import Foundation
+
+/// Adds static or looked-up credentials to every request it sees: a bearer token, HTTP basic
+/// credentials, or an API key in a header or a query item.
+///
+/// ```swift
+/// configuration.plugins = [.bearer("s3cr3t")]
+/// configuration.plugins = [.bearer { await session.accessToken }]   // read for every request
+/// configuration.plugins = [.basicAuth(username: "user", password: "pass")]
+/// configuration.plugins = [.apiKey("k", header: "X-API-Key")]
+/// configuration.plugins = [.apiKey("k", queryItem: "api_key")]
+/// ```
+///
+/// For credentials that expire and can be refreshed, use ``RefreshingAuthPlugin``.
+public struct AuthPlugin: APIPlugin {
+    fileprivate enum Placement: Sendable {
+        case header(HTTPHeaderName, prefix: String)
+        case query(String)
+    }
+
+    private let placement: Placement
+    private let value: @Sendable () async throws -> String?
+
+    fileprivate init(_ placement: Placement, value: @escaping @Sendable () async throws -> String?) {
+        self.placement = placement
+        self.value = value
+    }
+
+    /// Adds the credential to `request`.
+    public func prepare(_ request: APIRequest) async throws -> APIRequest {
+        guard let credential = try await value() else { return request }
+        var request = request
+        switch placement {
+        case .header(let name, let prefix):
+            let header = prefix + credential
+            guard !header.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+                throw APIError(.invalidRequest(.invalidHeader(name: name.rawValue)), endpoint: request.endpoint)
+            }
+            request.headers[name] = header
+        case .query(let name):
+            request.url = request.url.appendingQueryItem(name, credential)
+        }
+        return request
+    }
+}
+
+extension APIPlugin where Self == AuthPlugin {
+    /// `Authorization: Bearer <token>`.
+    public static func bearer(_ token: String) -> AuthPlugin {
+        AuthPlugin(.header(.authorization, prefix: "Bearer "), value: { token })
+    }
+
+    /// `Authorization: Bearer <token>` with the token read for every request; `nil` sends no header.
+    public static func bearer(_ token: @escaping @Sendable () async throws -> String?) -> AuthPlugin {
+        AuthPlugin(.header(.authorization, prefix: "Bearer "), value: token)
+    }
+
+    /// `Authorization: Basic <base64(username:password)>`.
+    public static func basicAuth(username: String, password: String) -> AuthPlugin {
+        let encoded = Data("\(username):\(password)".utf8).base64EncodedString()
+        return AuthPlugin(.header(.authorization, prefix: "Basic "), value: { encoded })
+    }
+
+    /// An API key sent as the header `header`.
+    public static func apiKey(_ key: String, header: HTTPHeaderName) -> AuthPlugin {
+        AuthPlugin(.header(header, prefix: ""), value: { key })
+    }
+
+    /// An API key sent as the query item `queryItem`, appended to the request's query.
+    public static func apiKey(_ key: String, queryItem: String) -> AuthPlugin {
+        AuthPlugin(.query(queryItem), value: { key })
+    }
+}
+
+extension URL {
+    /// The URL with `name=value` appended to its query, both RFC 3986 percent-encoded.
+    func appendingQueryItem(_ name: String, _ value: String) -> URL {
+        var text = absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
+        text += separator + PercentEncoding.encode(name, allowing: .unreserved) + "="
+            + PercentEncoding.encode(value, allowing: .unreserved) + fragment
+        return URL(string: text) ?? self
+    }
+}

@@ -1,0 +1,113 @@
+/// Adds a credential that can expire, and refreshes it when the server says it has.
+///
+/// You supply three things: how to read the current credential, how to refresh it, and how to add it
+/// to a request. A response counts as an authentication failure when `isAuthFailure` says so (by
+/// default: status 401).
+///
+/// - When many calls fail at once, **exactly one refresh runs**; the others wait for it and are sent
+///   again with the new credential.
+/// - Calls that start while a refresh is running wait for it instead of sending a stale credential.
+/// - If the refresh throws, every call waiting for it fails with that error (as ``APIError/Reason/other``
+///   with the error as ``APIError/underlyingError``, or the ``APIError`` the refresh threw).
+/// - Each call is refreshed and resent **at most once**: a credential that keeps failing ends in the
+///   server's 401 (an ``APIError/StatusCategory/unauthorized`` error), never in a loop.
+///
+/// ```swift
+/// let auth = RefreshingAuthPlugin<Tokens>(
+///     credential: { await tokenStore.current },
+///     refresh: { expired in try await tokenStore.refresh(expired) },   // store and return the new one
+///     apply: { tokens, request in request.headers[.authorization] = "Bearer \(tokens.access)" }
+/// )
+/// configuration.plugins = [auth]
+/// ```
+public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
+    /// Reads the current credential; `nil` sends the request without one.
+    public typealias CredentialProvider = @Sendable () async throws -> Credential?
+    /// Returns a fresh credential; it receives the one that failed. Store the result where
+    /// `credential` reads it.
+    public typealias Refresh = @Sendable (_ failed: Credential?) async throws -> Credential
+    /// Adds a credential to a request.
+    public typealias Apply = @Sendable (Credential, inout APIRequest) -> Void
+
+    private let provider: CredentialProvider
+    private let refresh: Refresh
+    private let apply: Apply
+    private let isAuthFailure: @Sendable (APIResponse) -> Bool
+    private let coordinator = RefreshCoordinator<Credential>()
+
+    /// Creates the plugin.
+    ///
+    /// - Parameters:
+    ///   - credential: Reads the current credential.
+    ///   - refresh: Returns a fresh credential, given the one that failed.
+    ///   - apply: Adds a credential to a request.
+    ///   - isAuthFailure: Whether a response means the credential was rejected; default: status 401.
+    public init(
+        credential: @escaping CredentialProvider,
+        refresh: @escaping Refresh,
+        apply: @escaping Apply,
+        isAuthFailure: @escaping @Sendable (APIResponse) -> Bool = { $0.statusCode == 401 }
+    ) {
+        self.provider = credential
+        self.refresh = refresh
+        self.apply = apply
+        self.isAuthFailure = isAuthFailure
+    }
+
+    /// Sends the request with the current credential; on an authentication failure, refreshes once
+    /// (shared with every other failing call) and sends it again.
+    public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        let (credential, generation) = try await coordinator.current(provider)
+        let response = try await next(authorized(request, with: credential))
+        guard isAuthFailure(response) else { return response }
+        try Task.checkCancellation()
+        let fresh = try await coordinator.refreshed(after: generation, failed: credential, refresh)
+        return try await next(authorized(request, with: fresh))
+    }
+
+    private func authorized(_ request: APIRequest, with credential: Credential?) -> APIRequest {
+        guard let credential else { return request }
+        var request = request
+        apply(credential, &request)
+        return request
+    }
+}
+
+/// Makes sure only one refresh runs at a time and that calls which failed with an old credential
+/// reuse a refresh that already finished.
+private actor RefreshCoordinator<Credential: Sendable> {
+    /// Incremented by every successful refresh.
+    private var generation = 0
+    private var latest: Credential?
+    private var inFlight: Task<Credential, any Error>?
+
+    /// The credential to send: the result of a running refresh, else the provider's.
+    func current(
+        _ provider: @Sendable () async throws -> Credential?
+    ) async throws -> (Credential?, Int) {
+        if let inFlight {
+            let credential = try await inFlight.value
+            return (credential, generation)
+        }
+        let seen = generation
+        return (try await provider(), seen)
+    }
+
+    /// A credential newer than the one sent at `sentGeneration`: a refresh that finished since, the one
+    /// running now, or a new one.
+    func refreshed(
+        after sentGeneration: Int,
+        failed: Credential?,
+        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential
+    ) async throws -> Credential {
+        if sentGeneration < generation, let latest { return latest }
+        if let inFlight { return try await inFlight.value }
+        let task = Task { try await refresh(failed) }
+        inFlight = task
+        defer { inFlight = nil }
+        let credential = try await task.value
+        latest = credential
+        generation += 1
+        return credential
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// When and how often a failed call is tried again.
+///
+/// The default policy makes up to 3 attempts, for idempotent methods only (`GET`, `HEAD`, `PUT`,
+/// `DELETE`, `OPTIONS`, `TRACE`), after status 408, 429, 500, 502, 503 or 504 or a transient transport
+/// failure (timeout, lost connection, cannot connect). It waits 0.5 s, then 1 s, … (doubling, ±20 %
+/// jitter), or what the server's `Retry-After` asks for (seconds or an HTTP date), never longer than
+/// `maxDelay`.
+///
+/// Endpoints override the configuration's policy with a tag:
+///
+/// ```swift
+/// @POST("/payments", tags: [.retry(.never)])
+/// static var pay: APIParameterBuilder<Payment>? = .init { $0 }
+///
+/// @POST("/search", tags: [.retry(RetryPolicy(maxAttempts: 5, methods: [.post]))])
+/// static var search: APIParameterBuilder<Query>? = .init { $0 }
+/// ```
+public struct RetryPolicy: Sendable {
+    /// The total number of attempts, the first included; 1 means never retry.
+    public var maxAttempts: Int
+    /// The wait before the first retry; each later wait doubles.
+    public var baseDelay: Duration
+    /// The longest wait, whatever the backoff or `Retry-After` says.
+    public var maxDelay: Duration
+    /// The random spread around each backoff wait, as a fraction (0.2 is ±20 %).
+    public var jitter: Double
+    /// The methods that may be retried.
+    public var methods: Set<HTTPMethod>
+    /// The status codes that cause a retry.
+    public var statusCodes: Set<Int>
+    /// The transport failures that cause a retry.
+    public var transportProblems: Set<APIError.TransportProblem>
+    /// Whether a `Retry-After` header sets the wait.
+    public var honorsRetryAfter: Bool
+
+    /// Creates a policy; every argument has the documented default.
+    public init(
+        maxAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(30),
+        jitter: Double = 0.2,
+        methods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        statusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        transportProblems: Set<APIError.TransportProblem> = [.timedOut, .connectionLost, .cannotConnect],
+        honorsRetryAfter: Bool = true
+    ) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.methods = methods
+        self.statusCodes = statusCodes
+        self.transportProblems = transportProblems
+        self.honorsRetryAfter = honorsRetryAfter
+    }
+
+    /// The default policy described above.
+    public static let `default` = RetryPolicy()
+    /// Never retry.
+    public static let never = RetryPolicy(maxAttempts: 1)
+
+    /// The backoff wait before retry number `retry` (1 for the first retry), jitter included.
+    public func backoff(beforeRetry retry: Int) -> Duration {
+        let exponent = Double(max(0, retry - 1))
+        let base = baseDelay.timeInterval * pow(2, exponent)
+        let spread = jitter > 0 ? Double.random(in: -jitter...jitter) : 0
+        return Self.clamp(seconds: base * (1 + spread), max: maxDelay)
+    }
+
+    /// The wait a `Retry-After` value asks for (delta-seconds or an HTTP date), capped by `maxDelay`.
+    public func delay(retryAfter value: String, now: Date = Date()) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds >= 0 {
+            return Self.clamp(seconds: seconds, max: maxDelay)
+        }
+        guard let date = Self.httpDate(trimmed) else { return nil }
+        return Self.clamp(seconds: date.timeIntervalSince(now), max: maxDelay)
+    }
+
+    private static func clamp(seconds: Double, max: Duration) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        return min(.milliseconds(Int64((seconds * 1000).rounded())), max)
+    }
+
+    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+}
+
+/// The tag key of a per-endpoint ``RetryPolicy``.
+public enum RetryPolicyKey: APITagKey {
+    /// No per-endpoint policy: the plugin's own applies.
+    public static let defaultValue: RetryPolicy? = nil
+}
+
+extension APITag {
+    /// Overrides the retry policy for one endpoint, e.g. `tags: [.retry(.never)]`.
+    public static func retry(_ policy: RetryPolicy) -> APITag {
+        APITag(RetryPolicyKey.self, policy)
+    }
+}
+
+/// Retries failed calls according to a ``RetryPolicy`` (the endpoint's `.retry` tag, else its own).
+///
+/// Put it first in ``APIConfiguration/plugins`` so that the plugins after it (authentication, logging)
+/// run again for every attempt. Cancelling the calling task stops a wait at once; the call then fails
+/// with ``APIError/TransportProblem/cancelled``.
+public struct RetryPlugin: APIPlugin {
+    /// The policy for endpoints without a `.retry` tag.
+    public let policy: RetryPolicy
+
+    /// Creates the plugin.
+    public init(policy: RetryPolicy = .default) {
+        self.policy = policy
+    }
+
+    /// Sends the request, and again after each retryable failure while attempts remain.
+    public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        let policy = request.endpoint.tags[RetryPolicyKey.self] ?? self.policy
+        guard policy.maxAttempts > 1, policy.methods.contains(request.method) else {
+            return try await next(request)
+        }
+        var attempt = 1
+        while true {
+            let wait: Duration
+            do {
+                let response = try await next(request)
+                guard attempt < policy.maxAttempts, policy.statusCodes.contains(response.statusCode) else {
+                    return response
+                }
+                let retryAfter = policy.honorsRetryAfter ? response.headers[.retryAfter].flatMap { policy.delay(retryAfter: $0) } : nil
+                wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
+            } catch {
+                let wrapped = APIError.wrapping(error, request: request)
+                guard attempt < policy.maxAttempts, case .transport(let problem) = wrapped.reason,
+                    policy.transportProblems.contains(problem)
+                else { throw wrapped }
+                wait = policy.backoff(beforeRetry: attempt)
+            }
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
+            }
+            attempt += 1
+        }
+    }
+}
+
+extension APIPlugin where Self == RetryPlugin {
+    /// Retries with `policy` (default: ``RetryPolicy/default``).
+    public static func retry(_ policy: RetryPolicy = .default) -> RetryPlugin {
+        RetryPlugin(policy: policy)
+    }
+}

@@ -1,0 +1,163 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// Records the order in which plugins are entered and left.
+final class Trail: Sendable {
+    private let lines = Locked<[String]>([])
+
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+struct Recorder: APIPlugin {
+    let name: String
+    let trail: Trail
+
+    func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        trail.add("enter \(name)")
+        defer { trail.add("exit \(name)") }
+        var request = request
+        request.headers.add("X-Trail", name)
+        return try await next(request)
+    }
+}
+
+@Suite struct PluginChainTests {
+    static let ping = GET<Void>("/ping")
+
+    @Test func firstPluginIsOutermostAndEndpointPluginsRunInside() async throws {
+        // GIVEN two configuration plugins and one endpoint plugin, each recording entry and exit
+        let trail = Trail()
+        let stub = StubExecutor { request in
+            trail.add("executor sees \(request.headers.values(for: "X-Trail").joined(separator: ","))")
+            return APIResponse(statusCode: 200, request: request)
+        }
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [Recorder(name: "a", trail: trail), Recorder(name: "b", trail: trail)]
+        let endpoint = GET<Void>("/ping", plugins: [Recorder(name: "c", trail: trail)])
+        // WHEN the endpoint is called
+        try await endpoint.request(using: configuration)
+        // THEN plugins run in order on the way out and in reverse on the way back
+        #expect(
+            trail.all == [
+                "enter a", "enter b", "enter c", "executor sees a,b,c", "exit c", "exit b", "exit a",
+            ]
+        )
+    }
+
+    struct Hooks: APIPlugin {
+        let trail: Trail
+
+        func prepare(_ request: APIRequest) async throws -> APIRequest {
+            trail.add("prepare")
+            var request = request
+            request.headers["X-Prepared"] = "yes"
+            return request
+        }
+
+        func willSend(_ request: APIRequest) async {
+            trail.add("willSend \(request.headers["X-Prepared"] ?? "-")")
+        }
+
+        func didReceive(_ result: Result<APIResponse, APIError>, for request: APIRequest) async {
+            switch result {
+            case .success(let response): trail.add("didReceive \(response.statusCode)")
+            case .failure(let error): trail.add("didReceive error \(error.reason)")
+            }
+        }
+
+        func process(_ response: APIResponse) async throws -> APIResponse {
+            trail.add("process")
+            var response = response
+            response.body = .data(Data("processed".utf8))
+            return response
+        }
+    }
+
+    @Test func convenienceHooksRunInOrder() async throws {
+        let trail = Trail()
+        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        configuration.plugins = [Hooks(trail: trail)]
+        let text: String = try await Self.ping.request(using: configuration)
+        #expect(text == "processed")
+        #expect(trail.all == ["prepare", "willSend yes", "didReceive 200", "process"])
+    }
+
+    @Test func hooksSeeFailures() async throws {
+        let trail = Trail()
+        var configuration = testConfiguration.with(executor: StubExecutor { _ in throw URLError(.timedOut) })
+        configuration.plugins = [Hooks(trail: trail)]
+        let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
+        #expect(error.reason == .transport(.timedOut))
+        #expect(trail.all == ["prepare", "willSend yes", "didReceive error transport(the request timed out)"])
+    }
+
+    struct ShortCircuit: APIPlugin {
+        func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+            APIResponse(statusCode: 200, body: .data(Data("cached".utf8)), request: request)
+        }
+    }
+
+    @Test func aPluginMayAnswerWithoutCallingNext() async throws {
+        let stub = StubExecutor(statusCode: 500)
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [ShortCircuit()]
+        let text: String = try await Self.ping.request(using: configuration)
+        #expect(text == "cached")
+        #expect(stub.requests.isEmpty)
+    }
+
+    struct Twice: APIPlugin {
+        func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+            _ = try await next(request)
+            return try await next(request)
+        }
+    }
+
+    @Test func aPluginMayCallNextManyTimes() async throws {
+        let stub = StubExecutor(statusCode: 200)
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [Twice()]
+        try await Self.ping.request(using: configuration)
+        #expect(stub.requests.count == 2)
+    }
+
+    struct Refuses: APIPlugin {
+        struct Refusal: Error {}
+        func prepare(_ request: APIRequest) async throws -> APIRequest { throw Refusal() }
+    }
+
+    @Test func aPluginErrorBecomesAnAPIErrorAndNothingIsSent() async throws {
+        let stub = StubExecutor(statusCode: 200)
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [Refuses()]
+        let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
+        #expect(error.reason == .other)
+        #expect(error.underlyingError is Refuses.Refusal)
+        #expect(stub.requests.isEmpty)
+    }
+
+    @Test func pluginsSeeTheEndpointMetadata() async throws {
+        enum Audience: APITagKey { static let defaultValue = "public" }
+        struct Reads: APIPlugin {
+            let trail: Trail
+            func willSend(_ request: APIRequest) async {
+                trail.add("\(request.endpoint) host=\(request.endpoint.host?.rawValue ?? "-") audience=\(request.endpoint.tags[Audience.self])")
+            }
+        }
+        let trail = Trail()
+        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        configuration.hosts["admin"] = URL(string: "https://admin.example.com")
+        configuration.plugins = [Reads(trail: trail)]
+        let endpoint = DELETE<Int>(
+            wrappedValue: .init { ["id": $0] },
+            "/users/{id}",
+            host: "admin",
+            tags: [APITag(Audience.self, "staff")]
+        )
+        try await endpoint.request(with: 3, using: configuration)
+        #expect(trail.all == ["DELETE /users/{id} host=admin audience=staff"])
+    }
+}
