@@ -82,7 +82,8 @@ extension URL {
             text = String(text[..<hash])
         }
         let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        text += separator + PercentEncoding.encode(name, allowing: .unreserved) + "="
+        text +=
+            separator + PercentEncoding.encode(name, allowing: .unreserved) + "="
             + PercentEncoding.encode(value, allowing: .unreserved) + fragment
         return URL(string: text) ?? self
     }

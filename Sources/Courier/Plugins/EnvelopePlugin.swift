@@ -72,7 +72,9 @@ public struct EnvelopePlugin: APIPlugin {
             do {
                 response.body = .data(try JSONSerialization.data(withJSONObject: payload, options: [.fragmentsAllowed]))
             } catch {
-                throw APIError(.decodingFailed, endpoint: request.endpoint, request: request, response: response, underlyingError: error)
+                throw APIError(
+                    .decodingFailed, endpoint: request.endpoint, request: request, response: response,
+                    underlyingError: error)
             }
         } else {
             response.body = .empty
@@ -83,9 +85,9 @@ public struct EnvelopePlugin: APIPlugin {
     private static func text(of value: Any) -> String? {
         switch value {
         case let string as String: string
-        case let bool as Bool: bool ? "true" : "false"
         case let int as Int: String(int)
-        case let double as Double: double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+        case let double as Double:
+            double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
         case let number as NSNumber: number.stringValue
         default: nil
         }

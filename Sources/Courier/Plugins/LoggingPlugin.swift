@@ -94,7 +94,8 @@ public struct LoggingPlugin: APIPlugin {
         do {
             let response = try await next(request)
             let elapsed = ContinuousClock.now - start
-            var line = "← \(response.statusCode) \(request.method) \(url) (\(Self.milliseconds(elapsed)) ms, "
+            var line =
+                "← \(response.statusCode) \(request.method) \(url) (\(Self.milliseconds(elapsed)) ms, "
                 + "\(response.data.count) bytes)"
             if options.includeHeaders { line += redactor.headerLines(response.headers) }
             if options.includeBodies, !response.data.isEmpty {

@@ -135,7 +135,9 @@ public struct RetryPlugin: APIPlugin {
                 guard attempt < policy.maxAttempts, policy.statusCodes.contains(response.statusCode) else {
                     return response
                 }
-                let retryAfter = policy.honorsRetryAfter ? response.headers[.retryAfter].flatMap { policy.delay(retryAfter: $0) } : nil
+                let retryAfter =
+                    policy.honorsRetryAfter
+                    ? response.headers[.retryAfter].flatMap { policy.delay(retryAfter: $0) } : nil
                 wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
             } catch {
                 let wrapped = APIError.wrapping(error, request: request)
@@ -147,7 +149,8 @@ public struct RetryPlugin: APIPlugin {
             do {
                 try await Task.sleep(for: wait)
             } catch {
-                throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
+                throw APIError(
+                    .transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
             }
             attempt += 1
         }
