@@ -144,7 +144,8 @@ struct Recorder: APIPlugin {
         struct Reads: APIPlugin {
             let trail: Trail
             func willSend(_ request: APIRequest) async {
-                trail.add("\(request.endpoint) host=\(request.endpoint.host?.rawValue ?? "-") audience=\(request.endpoint.tags[Audience.self])")
+                let endpoint = request.endpoint
+                trail.add("\(endpoint) host=\(endpoint.host?.rawValue ?? "-") audience=\(endpoint.tags[Audience.self])")
             }
         }
         let trail = Trail()
