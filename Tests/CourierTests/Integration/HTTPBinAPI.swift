@@ -47,10 +47,12 @@ enum HTTPBinAPI {
 
     // MARK: Headers
 
+    /// httpbin leaves proxy headers such as `X-Request-Id` and `X-Forwarded-For` out of its echo, so the
+    /// builder sets `X-Trace-Id`.
     @GET(
         "/headers",
         headers: ["X-Static": "from-endpoint", "X-Shadowed": "from-endpoint"],
-        headerBuilder: { ["X-Request-Id": $0, "X-Shadowed": "from-builder"] }
+        headerBuilder: { ["X-Trace-Id": $0, "X-Shadowed": "from-builder"] }
     )
     static var headers: APIParameterBuilder<String>?
 
@@ -72,6 +74,12 @@ enum HTTPBinAPI {
     /// `/get` answers 200, which this endpoint does not accept.
     @GET("/get", acceptableStatusCodes: [201])
     static var getExpecting201: APIParameterBuilder<Void>?
+
+    /// Answers 401 with `WWW-Authenticate: Basic realm="Fake Realm"` unless the credentials match.
+    @GET("/basic-auth/{user}/{password}")
+    static var basicAuth: APIParameterBuilder<(user: String, password: String)>? = .init {
+        ["user": $0.user, "password": $0.password]
+    }
 
     @HEAD("/get")
     static var head: APIParameterBuilder<Void>?
@@ -174,7 +182,6 @@ struct HTTPBinJSONEcho<Body: Decodable & Sendable>: Decodable, Sendable {
     var json: Body?
     var data: String
     var headers: [String: String]
-    var method: String
     var url: String
 
     /// The value of the header `name` that httpbin received, ignoring case.

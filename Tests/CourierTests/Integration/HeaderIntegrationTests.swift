@@ -22,7 +22,7 @@ struct HeaderIntegrationTests {
         #expect(echo.header("X-Default") == "from-configuration")
         #expect(echo.header("X-Static") == "from-endpoint")
         #expect(echo.header("X-Shadowed") == "from-builder")
-        #expect(echo.header("X-Request-Id") == "request-42")
+        #expect(echo.header("X-Trace-Id") == "request-42")
         #expect(echo.header("Accept") == "application/json")
     }
 
@@ -43,14 +43,14 @@ struct HeaderIntegrationTests {
         let configuration = try HTTPBin.configuration()
 
         let raw: APIResponse = try await HTTPBinAPI.$responseHeaders.request(
-            with: [QueryPair("X-Test", "1"), QueryPair("X-Other", "a b é")],
+            with: [QueryPair("X-Test", "1"), QueryPair("X-Other", "a b")],
             using: configuration
         )
 
         #expect(raw.statusCode == 200)
         #expect(raw.headers["X-Test"] == "1")
         #expect(raw.headers["x-test"] == "1")
-        #expect(raw.headers["X-Other"] == "a b é")
+        #expect(raw.headers["X-Other"] == "a b")
         #expect(raw.contentType == "application/json")
     }
 }

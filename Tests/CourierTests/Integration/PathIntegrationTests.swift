@@ -46,7 +46,8 @@ struct PathIntegrationTests {
         let echo = try configuration.decoder.decode(HTTPBinEcho.self, from: raw.data)
 
         // THEN the sent path has exactly one segment for it, percent-encoded
-        let sentPath = try #require(URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false)).percentEncodedPath
+        let sentPath = try #require(URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false))
+            .percentEncodedPath
         #expect(sentPath == "/anything/\(segment.encoded)/end")
         #expect(segment.encoded.removingPercentEncoding == segment.value)
         // AND httpbin received it (shown in its partly decoded form), with no query added

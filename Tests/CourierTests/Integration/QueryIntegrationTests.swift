@@ -75,7 +75,8 @@ struct QueryIntegrationTests {
         )
         let echo = try configuration.decoder.decode(HTTPBinEcho.self, from: raw.data)
 
-        #expect(URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery == "z=1&a=2&z=3")
+        #expect(
+            URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery == "z=1&a=2&z=3")
         #expect(echo.args == ["z": .many(["1", "3"]), "a": .one("2")])
     }
 

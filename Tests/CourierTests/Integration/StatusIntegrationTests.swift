@@ -99,7 +99,9 @@ struct StatusIntegrationTests {
         #expect(try echo.url == HTTPBin.baseText() + "/get")
     }
 
-    @Test("An empty 204 or 205 body gives nil for an Optional, and succeeds with the result discarded", arguments: [204, 205])
+    @Test(
+        "An empty 204 or 205 body gives nil for an Optional, and succeeds with the result discarded",
+        arguments: [204, 205])
     func emptyBodyStatus(_ code: Int) async throws {
         let configuration = try HTTPBin.configuration()
 

@@ -147,3 +147,65 @@ final class ClosedPort: Sendable {
         }
     }
 }
+
+// MARK: - The process-wide default configuration
+
+/// Runs each test it applies to alone among all tests that carry it, and restores
+/// `APIConfiguration.default` afterwards.
+///
+/// `.serialized` orders the tests of one suite only; tests in different suites that change the process-wide
+/// default would still race. Every test that sets `APIConfiguration.default`, in any suite, should carry
+/// `.changesDefaultConfiguration`; every other test should pass `using:` or use `withCurrent`.
+struct DefaultConfigurationIsolation: TestTrait, SuiteTrait, TestScoping {
+    /// Set while the current task holds the lock, so that nested scopes do not wait for themselves.
+    @TaskLocal private static var isHeld = false
+    private static let lock = AsyncLock()
+
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        if test.isSuite || Self.isHeld { return try await function() }
+        await Self.lock.lock()
+        let saved = APIConfiguration.default
+        do {
+            try await Self.$isHeld.withValue(true) { try await function() }
+        } catch {
+            APIConfiguration.default = saved
+            await Self.lock.unlock()
+            throw error
+        }
+        APIConfiguration.default = saved
+        await Self.lock.unlock()
+    }
+}
+
+extension Trait where Self == DefaultConfigurationIsolation {
+    /// The test changes `APIConfiguration.default`: run it alone among such tests, and restore the default.
+    static var changesDefaultConfiguration: Self { Self() }
+}
+
+/// A mutual-exclusion lock for async code that hands the lock to waiters in arrival order.
+private actor AsyncLock {
+    private var isLocked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func lock() async {
+        guard isLocked else {
+            isLocked = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func unlock() {
+        if waiters.isEmpty {
+            isLocked = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
