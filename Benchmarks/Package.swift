@@ -11,17 +11,28 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The address book, fixtures, hand-written baselines and stub executor the benchmarks share.
+        .target(
+            name: "CourierBenchmarkSupport",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
+        // The benchmarks proper, run by `swift package benchmark`.
         .executableTarget(
             name: "CourierBenchmarks",
             dependencies: [
+                "CourierBenchmarkSupport",
                 .product(name: "Courier", package: "Courier"),
-                .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/CourierBenchmarks",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
-        )
+        ),
+        // One side of one benchmark in a loop, for valgrind --tool=callgrind and other profilers.
+        .executableTarget(
+            name: "CourierProfile",
+            dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
+        ),
     ]
 )

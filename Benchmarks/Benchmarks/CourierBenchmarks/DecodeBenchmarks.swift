@@ -1,5 +1,6 @@
 import Benchmark
 import Courier
+import CourierBenchmarkSupport
 import Foundation
 
 /// A call that decodes a 2 KB and a 200 KB JSON body: Courier (`request(with:using:)` through an executor
@@ -47,15 +48,5 @@ func registerDecodeBenchmarks() {
                 }
             }
         }
-    }
-}
-
-/// Answers every request at once with the same JSON body, recording nothing.
-struct ConstantExecutor: APIExecutor {
-    let body: Data
-    let headers: HTTPHeaders = ["Content-Type": "application/json"]
-
-    func execute(_ request: APIRequest) async throws -> APIResponse {
-        APIResponse(statusCode: 200, headers: headers, body: .data(body), request: request)
     }
 }

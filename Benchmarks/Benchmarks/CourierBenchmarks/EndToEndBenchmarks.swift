@@ -1,5 +1,6 @@
 import Benchmark
 import Courier
+import CourierBenchmarkSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -7,8 +8,8 @@ import Foundation
 #endif
 
 /// Calls over loopback to a local nginx serving a fixed 2 KB JSON file, decoded into `[Repository]`:
-/// Courier's `request(with:using:)` over `URLSessionExecutor`, Courier with three no-op layers around the
-/// executor, and the same call written with `URLSession.data(for:)` and `JSONDecoder`, all on one session.
+/// Courier's `request(with:using:)` over `URLSessionExecutor`, Courier with three no-op plugins, and the same
+/// call written with `URLSession.data(for:)` and `JSONDecoder`, all on one session.
 /// Run at concurrency 1 (one call per sample) and 32 (32 tasks making 4 calls each per sample).
 ///
 /// Needs `COURIER_BENCH_SERVER` (the server's base URL) and `COURIER_BENCH_DOCROOT` (the directory it serves);
@@ -23,9 +24,8 @@ func registerEndToEndBenchmarks() {
     let session = EndToEnd.makeSession()
     let url = server.appendingPathComponent("users/octocat/repos.json")
     let plain = APIConfiguration(baseURL: server, executor: URLSessionExecutor(session: session))
-    let layered = plain.with(
-        executor: PassThroughExecutor(PassThroughExecutor(PassThroughExecutor(URLSessionExecutor(session: session))))
-    )
+    var withPlugins = plain
+    withPlugins.plugins = [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()]
 
     for (concurrency, callsPerTask) in [(1, 1), (32, 4)] {
         let settings = Benchmark.Configuration(
@@ -42,7 +42,7 @@ func registerEndToEndBenchmarks() {
             try EndToEnd.writeFixture(into: docroot)
         }
 
-        for (variant, configuration) in [("courier", plain), ("courier-3-wrappers", layered)] {
+        for (variant, configuration) in [("courier", plain), ("courier-3-plugins", withPlugins)] {
             Benchmark("\(group).\(variant)", configuration: settings) {
                 (benchmark: Benchmark, endpoints: Endpoints) async in
                 await EndToEnd.run(benchmark, concurrency, callsPerTask) {
@@ -114,15 +114,5 @@ enum EndToEnd {
     }
 }
 
-/// An executor that only passes requests on: the cost of a layer that does nothing.
-struct PassThroughExecutor: APIExecutor {
-    let wrapped: any APIExecutor
-
-    init(_ wrapped: any APIExecutor) {
-        self.wrapped = wrapped
-    }
-
-    func execute(_ request: APIRequest) async throws -> APIResponse {
-        try await wrapped.execute(request)
-    }
-}
+/// A plugin that does nothing: every hook keeps its default implementation.
+struct NoOpPlugin: APIPlugin {}

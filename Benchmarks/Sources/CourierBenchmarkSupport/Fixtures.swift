@@ -2,11 +2,11 @@ import Foundation
 
 /// The JSON bodies of the decode and end-to-end benchmarks: arrays of repositories of about 2 KB and
 /// 200 KB, the same bytes every run.
-enum Fixtures {
-    static let small = repositories(approximateBytes: 2 * 1024)
-    static let large = repositories(approximateBytes: 200 * 1024)
+package enum Fixtures {
+    package static let small = repositories(approximateBytes: 2 * 1024)
+    package static let large = repositories(approximateBytes: 200 * 1024)
 
-    static func repositories(approximateBytes: Int) -> Data {
+    package static func repositories(approximateBytes: Int) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var items: [Repository] = []
