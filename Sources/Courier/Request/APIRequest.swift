@@ -92,11 +92,12 @@ public struct APIRequest: Sendable {
     /// The request as a `URLRequest`, with an in-memory body set as `httpBody`.
     public var urlRequest: URLRequest {
         var request = URLRequest(url: url, timeoutInterval: timeout.timeInterval)
-        request.httpMethod = method.rawValue
+        // `GET` is URLRequest's default, and setting the method costs more than the rest of this getter.
+        if method != .get { request.httpMethod = method.rawValue }
         for field in headers {
             request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
         }
-        request.httpBody = body.data
+        if let data = body.data { request.httpBody = data }
         return request
     }
 }

@@ -15,7 +15,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     public typealias Value = (any Encodable & Sendable)?
 
     enum Storage: Sendable {
-        case named([(name: String, value: any Encodable & Sendable)])
+        /// Named values in order; `nil` values are kept (and skipped by every reader) so that a dictionary
+        /// literal's storage is used as it is, without a filtered copy.
+        case named([(String, Value)])
         case list([any Encodable & Sendable])
         case model(any Encodable & Sendable)
         /// Names were appended to a list or a model; building the request reports it.
@@ -34,12 +36,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// Creates named parameters from a dictionary literal, keeping its order and dropping `nil` values.
     /// A name may appear more than once; each occurrence is sent.
     public init(dictionaryLiteral elements: (String, Value)...) {
-        var named: [(name: String, value: any Encodable & Sendable)] = []
-        named.reserveCapacity(elements.count)
-        for (name, value) in elements {
-            if let value { named.append((name, value)) }
-        }
-        self.storage = .named(named)
+        self.storage = .named(elements)
     }
 
     /// Creates a list of values from an array literal, sent as a JSON array body; `nil` values are dropped.
@@ -74,7 +71,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// Whether there is nothing to send.
     public var isEmpty: Bool {
         switch storage {
-        case .named(let named): named.isEmpty
+        case .named(let named): !named.contains { $0.1 != nil }
         case .list(let list): list.isEmpty
         case .model, .mixed: false
         }

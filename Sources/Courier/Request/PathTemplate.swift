@@ -2,6 +2,7 @@
 /// path is an absolute URL.
 struct PathTemplate: Sendable {
     enum Part: Sendable, Equatable {
+        /// Literal text, already percent-encoded for a path.
         case literal(String)
         case placeholder(String)
         /// A `/` between segments.
@@ -18,6 +19,8 @@ struct PathTemplate: Sendable {
     let isAbsolute: Bool
     /// Whether the template could be parsed.
     let isValid: Bool
+    /// The percent-encoded path when the template has no placeholder: every call renders the same text.
+    private let fixedPath: String?
 
     init(_ template: String) {
         var pathPart = Substring(template)
@@ -70,9 +73,27 @@ struct PathTemplate: Sendable {
         }
         if name != nil { valid = false }
         if !literal.isEmpty { parts.append(.literal(literal)) }
+        // Literals are encoded once here rather than on every call.
+        parts = parts.map { part in
+            guard case .literal(let text) = part else { return part }
+            return .literal(PercentEncoding.encode(text, allowing: .pathLiteral))
+        }
         self.parts = valid ? parts : []
         self.names = valid ? names : []
         self.isValid = valid
+        if valid, names.isEmpty {
+            var path = ""
+            for part in parts {
+                switch part {
+                case .literal(let text): path += text
+                case .separator: path += "/"
+                case .placeholder: break
+                }
+            }
+            fixedPath = path
+        } else {
+            fixedPath = nil
+        }
     }
 
     private static func hasScheme(_ path: Substring) -> Bool {
@@ -89,30 +110,45 @@ struct PathTemplate: Sendable {
     /// `.` or `..`.
     func render(value: (String) throws(RequestProblemError) -> String) throws(RequestProblemError) -> String {
         var path = ""
-        var segment = ""
+        try render(into: &path, value: value)
+        return path
+    }
+
+    /// Appends the path that ``render(value:)`` returns to `output`.
+    func render(
+        into output: inout String,
+        value: (String) throws(RequestProblemError) -> String
+    ) throws(RequestProblemError) {
+        if let fixedPath {
+            output += fixedPath
+            return
+        }
+        // The current segment is output[segmentStart...]; it is checked when it closes.
+        var segmentStart = output.utf8.count
         var segmentPlaceholder: String?
         func closeSegment() throws(RequestProblemError) {
-            if let segmentPlaceholder, segment.isEmpty || segment == "." || segment == ".." {
-                throw RequestProblemError(.invalidPathValue(name: segmentPlaceholder))
+            if let segmentPlaceholder {
+                let segment = output.utf8.dropFirst(segmentStart)
+                if segment.isEmpty || segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) {
+                    throw RequestProblemError(.invalidPathValue(name: segmentPlaceholder))
+                }
             }
-            path += segment
-            segment = ""
             segmentPlaceholder = nil
         }
         for part in parts {
             switch part {
             case .literal(let text):
-                segment += PercentEncoding.encode(text, allowing: .pathLiteral)
+                output += text
             case .placeholder(let name):
-                segment += PercentEncoding.encode(try value(name), allowing: .unreserved)
+                PercentEncoding.append(try value(name), allowing: .unreserved, to: &output)
                 segmentPlaceholder = segmentPlaceholder ?? name
             case .separator:
                 try closeSegment()
-                path += "/"
+                output += "/"
+                segmentStart = output.utf8.count
             }
         }
         try closeSegment()
-        return path
     }
 }
 

@@ -1,14 +1,37 @@
 /// RFC 3986 percent-encoding over UTF-8 bytes.
 enum PercentEncoding {
-    struct Allowed {
-        let contains: @Sendable (UInt8) -> Bool
+    /// A set of ASCII bytes left as they are; every other byte (all of them non-ASCII included) is encoded.
+    struct Allowed: Sendable {
+        /// Bit `b` set: byte `b` (0–63) is allowed.
+        private let low: UInt64
+        /// Bit `b - 64` set: byte `b` (64–127) is allowed.
+        private let high: UInt64
+
+        private init(_ bytes: some Sequence<UInt8>) {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            for byte in bytes where byte < 128 {
+                if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+            }
+            self.low = low
+            self.high = high
+        }
+
+        @inline(__always)
+        func contains(_ byte: UInt8) -> Bool {
+            if byte < 64 { return low & (1 << UInt64(byte)) != 0 }
+            if byte < 128 { return high & (1 << UInt64(byte &- 64)) != 0 }
+            return false
+        }
+
+        private static let unreservedBytes = (0..<128).map(UInt8.init).filter(PercentEncoding.isUnreserved)
 
         /// `A-Z a-z 0-9 - . _ ~`: the only bytes left as they are in a value.
-        static let unreserved = Allowed { isUnreserved($0) }
+        static let unreserved = Allowed(unreservedBytes)
         /// Path literals written by the endpoint's author: `pchar` plus `%`, so existing escapes survive.
-        static let pathLiteral = Allowed { isUnreserved($0) || "!$&'()*+,;=:@%".utf8.contains($0) }
+        static let pathLiteral = Allowed(unreservedBytes + Array("!$&'()*+,;=:@%".utf8))
         /// A static query written by the endpoint's author: `pchar`, `/`, `?` and `%`.
-        static let queryLiteral = Allowed { isUnreserved($0) || "!$&'()*+,;=:@%/?".utf8.contains($0) }
+        static let queryLiteral = Allowed(unreservedBytes + Array("!$&'()*+,;=:@%/?".utf8))
     }
 
     @inline(__always)
@@ -28,22 +51,45 @@ enum PercentEncoding {
     /// Encodes every byte of `text` that `allowing` does not contain; with `spaceAsPlus`, a space
     /// becomes `+` (the `application/x-www-form-urlencoded` rule).
     static func encode(_ text: String, allowing allowed: Allowed, spaceAsPlus: Bool = false) -> String {
-        guard let first = text.utf8.firstIndex(where: { !allowed.contains($0) }) else { return text }
-        let bytes = text.utf8
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 16)
-        output.append(contentsOf: bytes[..<first])
-        for byte in bytes[first...] {
-            if allowed.contains(byte) {
-                output.append(byte)
-            } else if spaceAsPlus, byte == UInt8(ascii: " ") {
-                output.append(UInt8(ascii: "+"))
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
+        var output = ""
+        append(text, allowing: allowed, spaceAsPlus: spaceAsPlus, to: &output)
+        return output
+    }
+
+    /// Appends `text` to `output`, encoded as ``encode(_:allowing:spaceAsPlus:)`` does.
+    static func append(_ text: String, allowing allowed: Allowed, spaceAsPlus: Bool = false, to output: inout String) {
+        var text = text
+        let clean = text.withUTF8 { bytes in bytes.allSatisfy(allowed.contains) }
+        if clean {
+            output += text
+        } else {
+            var bytes: [UInt8] = []
+            append(text, allowing: allowed, spaceAsPlus: spaceAsPlus, to: &bytes)
+            output += String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Appends the UTF-8 bytes of `text` to `output`, encoded as ``encode(_:allowing:spaceAsPlus:)`` does.
+    static func append(_ text: String, allowing allowed: Allowed, spaceAsPlus: Bool = false, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard let first = bytes.firstIndex(where: { !allowed.contains($0) }) else {
+                output.append(contentsOf: bytes)
+                return
+            }
+            output.reserveCapacity(output.count + bytes.count + 16)
+            output.append(contentsOf: bytes[..<first])
+            for byte in bytes[first...] {
+                if allowed.contains(byte) {
+                    output.append(byte)
+                } else if spaceAsPlus, byte == UInt8(ascii: " ") {
+                    output.append(UInt8(ascii: "+"))
+                } else {
+                    output.append(UInt8(ascii: "%"))
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                }
             }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 }

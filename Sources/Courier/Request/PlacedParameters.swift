@@ -22,31 +22,36 @@ struct PlacedParameters {
         case .mixed:
             throw RequestProblemError(.mixedParameters)
         case .named(let named):
-            var rest = named
-            if !pathNames.isEmpty {
-                rest = []
-                for entry in named {
-                    if pathNames.contains(entry.name) {
-                        if pathValues[entry.name] == nil {
-                            pathValues[entry.name] = try Self.pathText(entry.name, entry.value, options)
-                        }
-                    } else {
-                        rest.append(entry)
+            var hasRest = false
+            for case (let name, let value?) in named {
+                if pathNames.contains(name) {
+                    if pathValues[name] == nil {
+                        pathValues[name] = try Self.pathText(name, value, options)
                     }
+                } else {
+                    hasRest = true
                 }
             }
-            guard !rest.isEmpty else { return }
+            guard hasRest else { return }
             if placement == .json {
                 var writer = JSONWriter(dateStyle: options.dates)
-                writer.writeObject(try rest.map { ($0.name, try ParameterValue.make(from: $0.value)) })
+                writer.writeObject(
+                    try named.compactMap { name, value in
+                        guard let value, !pathNames.contains(name) else { return nil }
+                        return (name, try ParameterValue.make(from: value))
+                    }
+                )
                 setBody(Data(writer.bytes), contentType: Self.jsonContentType)
             } else {
-                var pairs = QueryEncoder(options: options)
-                for entry in rest {
-                    if let text = entry.value as? String {
-                        pairs.add(entry.name, text: text)
+                var pairs = QueryEncoder(options: options, spaceAsPlus: placement == .form, capacity: 16 * named.count)
+                for case (let name, let value?) in named where !pathNames.contains(name) {
+                    // The common scalar types skip ParameterValue; the text is the same.
+                    if let text = value as? String {
+                        pairs.add(name, text: text)
+                    } else if let int = value as? Int {
+                        pairs.add(name, text: String(int))
                     } else {
-                        pairs.add(entry.name, try ParameterValue.make(from: entry.value))
+                        pairs.add(name, try ParameterValue.make(from: value))
                     }
                 }
                 place(pairs, placement)
@@ -65,7 +70,7 @@ struct PlacedParameters {
             guard case .object(let members) = try ParameterValue.make(from: model) else {
                 throw RequestProblemError(.unsupportedParameters)
             }
-            var pairs = QueryEncoder(options: options)
+            var pairs = QueryEncoder(options: options, spaceAsPlus: placement == .form)
             for member in members {
                 if pathNames.contains(member.key) {
                     if member.value != .null {
@@ -90,11 +95,11 @@ struct PlacedParameters {
     }
 
     private mutating func place(_ pairs: QueryEncoder, _ placement: ParameterEncoding.Placement) {
-        guard !pairs.pairs.isEmpty else { return }
+        guard !pairs.isEmpty else { return }
         if placement == .form {
-            setBody(Data(pairs.formBody.utf8), contentType: Self.formContentType)
+            setBody(Data(pairs.bytes), contentType: Self.formContentType)
         } else {
-            query = pairs.queryString
+            query = pairs.text
         }
     }
 

@@ -1,11 +1,24 @@
-/// Flattens parameter values into `name=value` pairs for a query string or a form body.
+/// Flattens parameter values into `name=value` pairs and writes them, percent-encoded and joined with `&`,
+/// as a query string or an `application/x-www-form-urlencoded` body.
+///
+/// Every byte outside `A-Z a-z 0-9 - . _ ~` is percent-encoded; in a form body a space is `+`.
 struct QueryEncoder {
     let options: ParameterEncodingOptions
-    private(set) var pairs: [(name: String, value: String)] = []
+    /// Whether a space is written as `+` (form bodies) rather than `%20` (query strings).
+    let spaceAsPlus: Bool
+    /// The encoded pairs so far.
+    private(set) var bytes: [UInt8] = []
+    /// Whether no pair was added.
+    private(set) var isEmpty = true
 
-    init(options: ParameterEncodingOptions) {
+    init(options: ParameterEncodingOptions, spaceAsPlus: Bool, capacity: Int = 0) {
         self.options = options
+        self.spaceAsPlus = spaceAsPlus
+        bytes.reserveCapacity(capacity)
     }
+
+    /// The encoded pairs as text.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Adds `value` under `name`, following the array, boolean, date and nesting options; `null` adds nothing.
     mutating func add(_ name: String, _ value: ParameterValue) {
@@ -20,14 +33,21 @@ struct QueryEncoder {
             }
         case .bool, .number, .string, .date:
             if let text = value.scalarText(options) {
-                pairs.append((name, text))
+                add(name, text: text)
             }
         }
     }
 
     /// Adds a string without going through ``ParameterValue``.
     mutating func add(_ name: String, text: String) {
-        pairs.append((name, text))
+        if isEmpty {
+            isEmpty = false
+        } else {
+            bytes.append(UInt8(ascii: "&"))
+        }
+        PercentEncoding.append(name, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
+        bytes.append(UInt8(ascii: "="))
+        PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
     }
 
     private mutating func addArray(_ name: String, _ elements: [ParameterValue]) {
@@ -41,7 +61,7 @@ struct QueryEncoder {
         case .commaSeparated:
             let texts = elements.compactMap { $0.scalarText(options) }
             if texts.count == elements.count(where: { $0 != .null }) {
-                if !texts.isEmpty { pairs.append((name, texts.joined(separator: ","))) }
+                if !texts.isEmpty { add(name, text: texts.joined(separator: ",")) }
             } else {
                 // Arrays of arrays or objects have no comma form; fall back to repeated keys.
                 for element in elements { add(name, element) }
@@ -54,21 +74,5 @@ struct QueryEncoder {
         case .brackets: "\(name)[\(key)]"
         case .dotted: "\(name).\(key)"
         }
-    }
-
-    /// The pairs as an RFC 3986 query string: every byte outside `A-Z a-z 0-9 - . _ ~` is percent-encoded.
-    var queryString: String {
-        pairs.map {
-            PercentEncoding.encode($0.name, allowing: .unreserved) + "="
-                + PercentEncoding.encode($0.value, allowing: .unreserved)
-        }.joined(separator: "&")
-    }
-
-    /// The pairs as an `application/x-www-form-urlencoded` body: like the query string, but a space is `+`.
-    var formBody: String {
-        pairs.map {
-            PercentEncoding.encode($0.name, allowing: .unreserved, spaceAsPlus: true) + "="
-                + PercentEncoding.encode($0.value, allowing: .unreserved, spaceAsPlus: true)
-        }.joined(separator: "&")
     }
 }

@@ -96,10 +96,55 @@ enum RequestFactory {
             }
             base = url
         }
-        guard let base, base.scheme != nil, let host = base.host, !host.isEmpty else {
+        guard let base else {
             return .failure(APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint))
         }
-        return .success(base.absoluteString)
+        let text = base.absoluteString
+        // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
+        // `scheme://plain-host[:port]` form shows both at a glance.
+        if hasPlainSchemeAndHost(text) { return .success(text) }
+        guard base.scheme != nil, let host = base.host, !host.isEmpty else {
+            return .failure(APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint))
+        }
+        return .success(text)
+    }
+
+    /// Whether `text` starts with `scheme://host` where the host is letters, digits, `.` and `-` only,
+    /// optionally followed by `:digits`, then the end, `/`, `?` or `#`: such a URL has a scheme and a
+    /// non-empty host. `false` says nothing either way.
+    static func hasPlainSchemeAndHost(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            func isLetter(_ byte: UInt8) -> Bool {
+                (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            }
+            func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+            func isHost(_ byte: UInt8) -> Bool {
+                isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            }
+            func isScheme(_ byte: UInt8) -> Bool {
+                isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "-")
+            }
+            var index = 0
+            guard index < bytes.count, isLetter(bytes[index]) else { return false }
+            index += 1
+            while index < bytes.count, isScheme(bytes[index]) { index += 1 }
+            for expected in [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "/")] {
+                guard index < bytes.count, bytes[index] == expected else { return false }
+                index += 1
+            }
+            let hostStart = index
+            while index < bytes.count, isHost(bytes[index]) { index += 1 }
+            guard index > hostStart else { return false }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+                index += 1
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            guard index < bytes.count else { return true }
+            let next = bytes[index]
+            return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+        }
     }
 
     private static func isValidHeaderValue(_ value: String) -> Bool {
@@ -113,32 +158,68 @@ enum URLJoiner {
     /// whatever the slashes; a `nil` base means `path` is an absolute URL. The base URL's own query comes
     /// first, then `query`. Fragments are dropped.
     static func join(base: String?, path: String, isAbsolute: Bool, query: String) -> URL? {
-        var result: String
-        var baseQuery: Substring = ""
-        if let base {
-            var basePart = Substring(base)
-            if let hash = basePart.firstIndex(of: "#") { basePart = basePart[..<hash] }
-            if let question = basePart.firstIndex(of: "?") {
-                baseQuery = basePart[basePart.index(after: question)...]
-                basePart = basePart[..<question]
-            }
-            while basePart.hasSuffix("/") { basePart = basePart.dropLast() }
-            var trimmedPath = Substring(path)
-            while trimmedPath.hasPrefix("/") { trimmedPath = trimmedPath.dropFirst() }
-            result = String(basePart)
-            if !trimmedPath.isEmpty || path.hasPrefix("/") {
-                result += "/"
-                result += trimmedPath
+        var path = path
+        var query = query
+        let text: String
+        if var base {
+            text = base.withUTF8 { base in
+                path.withUTF8 { path in query.withUTF8 { query in assemble(base: base, path: path, query: query) } }
             }
         } else {
-            result = path
+            text = path.withUTF8 { path in query.withUTF8 { query in assemble(base: nil, path: path, query: query) } }
         }
-        if !baseQuery.isEmpty || !query.isEmpty {
-            result += "?"
-            result += baseQuery
-            if !baseQuery.isEmpty, !query.isEmpty { result += "&" }
-            result += query
+        return URL(string: text)
+    }
+
+    /// The joined text, written straight into one string. Byte-wise: the base comes from
+    /// `URL.absoluteString` and the path is percent-encoded, so both are ASCII, and `/`, `?` and `#` always
+    /// stand for themselves.
+    private static func assemble(
+        base: UnsafeBufferPointer<UInt8>?,
+        path: UnsafeBufferPointer<UInt8>,
+        query: UnsafeBufferPointer<UInt8>
+    ) -> String {
+        var head = 0..<0
+        var baseQuery = 0..<0
+        var pathStart = 0
+        var slash = false
+        if let base {
+            var end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
+            if let question = base[..<end].firstIndex(of: UInt8(ascii: "?")) {
+                baseQuery = (question + 1)..<end
+                end = question
+            }
+            while end > 0, base[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            head = 0..<end
+            pathStart = path.firstIndex { $0 != UInt8(ascii: "/") } ?? path.count
+            slash = !path.isEmpty
         }
-        return URL(string: result)
+        let hasQuery = !baseQuery.isEmpty || !query.isEmpty
+        let bothQueries = !baseQuery.isEmpty && !query.isEmpty
+        let count =
+            head.count + (slash ? 1 : 0) + (path.count - pathStart) + (hasQuery ? 1 : 0) + baseQuery.count
+            + (bothQueries ? 1 : 0) + query.count
+        return String(unsafeUninitializedCapacity: count) { output in
+            var written = 0
+            func put(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+                guard !bytes.isEmpty, let source = UnsafeBufferPointer(rebasing: bytes).baseAddress,
+                    let target = output.baseAddress
+                else { return }
+                (target + written).initialize(from: source, count: bytes.count)
+                written += bytes.count
+            }
+            func put(_ byte: UInt8) {
+                output[written] = byte
+                written += 1
+            }
+            if let base { put(base[head]) }
+            if slash { put(UInt8(ascii: "/")) }
+            put(path[pathStart...])
+            if hasQuery { put(UInt8(ascii: "?")) }
+            if let base { put(base[baseQuery]) }
+            if bothQueries { put(UInt8(ascii: "&")) }
+            put(query[...])
+            return written
+        }
     }
 }
