@@ -186,8 +186,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
     /// The first 200 characters of the response body, for a decoding failure's diagnosis.
     public var bodyExcerpt: String? {
         guard let data = response?.body.data, !data.isEmpty else { return nil }
-        let prefix = String(decoding: data.prefix(200), as: UTF8.self)
-        return data.count > 200 ? prefix + "…" : prefix
+        // Decode a little more than needed, then cut on a character boundary.
+        let text = String(decoding: data.prefix(800), as: UTF8.self)
+        guard text.count > 200 || data.count > 800 else { return text }
+        return String(text.prefix(200)) + "…"
     }
 
     /// Whether the calling task was cancelled.

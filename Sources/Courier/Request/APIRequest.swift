@@ -91,7 +91,9 @@ public struct APIRequest: Sendable {
 
     /// The request as a `URLRequest`, with an in-memory body set as `httpBody`.
     public var urlRequest: URLRequest {
-        var request = URLRequest(url: url, timeoutInterval: timeout.timeInterval)
+        var request = URLRequest(url: url)
+        // Set as a property: FoundationNetworking ignores the initializer's timeoutInterval argument.
+        request.timeoutInterval = timeout.timeInterval
         // `GET` is URLRequest's default, and setting the method costs more than the rest of this getter.
         if method != .get { request.httpMethod = method.rawValue }
         for field in headers {

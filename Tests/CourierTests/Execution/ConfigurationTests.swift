@@ -108,7 +108,7 @@ import Testing
 }
 
 /// Changes the process-wide default, so it runs alone and restores what it found.
-@Suite(.serialized) struct GlobalConfigurationTests {
+@Suite(.serialized, .changesDefaultConfiguration) struct GlobalConfigurationTests {
     @Test func theProcessDefaultIsUsedWhenNothingElseIsSet() async throws {
         let saved = APIConfiguration.default
         defer { APIConfiguration.default = saved }

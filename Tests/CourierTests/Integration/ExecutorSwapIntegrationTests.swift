@@ -111,56 +111,50 @@ struct ExecutorSwapIntegrationTests {
     }
 }
 
-// `ConfigurationTests.swift` (Execution) changes `APIConfiguration.default` too, in its `.serialized`
-// `GlobalConfigurationTests`. Until that suite also carries `.changesDefaultConfiguration`, nesting this suite
-// inside it is what keeps the two from running at the same time: a serialized suite runs its nested suites one
-// at a time, alongside its own tests.
-extension GlobalConfigurationTests {
-    /// `APIConfiguration.default`, the process-wide fallback. The suite is serialized; its
-    /// `.changesDefaultConfiguration` trait also keeps it apart from tests in other suites that change the default
-    /// and restores the default after each test. Every other integration suite passes `using:` or
-    /// `withCurrent`, so none of them depends on the default and a temporary change here cannot affect them.
-    @Suite("Integration: the process-wide default configuration", .httpbin, .serialized, .changesDefaultConfiguration)
-    struct DefaultConfigurationIntegrationTests {
-        @Test("A call with neither using: nor a task scope uses APIConfiguration.default; task and call override it")
-        func globalDefault() async throws {
-            // GIVEN a default that points at a stub, restored afterwards
-            let saved = APIConfiguration.default
-            defer { APIConfiguration.default = saved }
-            let globalStub = echoingStub("global")
-            let taskStub = echoingStub("task")
-            let real = try HTTPBin.configuration()
-            APIConfiguration.default = real.with(executor: globalStub)
+/// `APIConfiguration.default`, the process-wide fallback. The suite is serialized; its
+/// `.changesDefaultConfiguration` trait also keeps it apart from tests in other suites that change the default
+/// and restores the default after each test. Every other integration suite passes `using:` or
+/// `withCurrent`, so none of them depends on the default and a temporary change here cannot affect them.
+@Suite("Integration: the process-wide default configuration", .httpbin, .serialized, .changesDefaultConfiguration)
+struct DefaultConfigurationIntegrationTests {
+    @Test("A call with neither using: nor a task scope uses APIConfiguration.default; task and call override it")
+    func globalDefault() async throws {
+        // GIVEN a default that points at a stub, restored afterwards
+        let saved = APIConfiguration.default
+        defer { APIConfiguration.default = saved }
+        let globalStub = echoingStub("global")
+        let taskStub = echoingStub("task")
+        let real = try HTTPBin.configuration()
+        APIConfiguration.default = real.with(executor: globalStub)
 
-            // WHEN calls are made without using:, inside a task scope, and with using:
-            let global: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "global", b: 1))
-            let scoped: HTTPBinEcho = try await APIConfiguration.withCurrent(real.with(executor: taskStub)) {
-                try await HTTPBinAPI.$get.request(with: (a: "task", b: 2))
-            }
-            let explicit: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "call", b: 3), using: real)
-
-            // THEN each went to the executor of the most specific configuration
-            #expect(global.header("X-Stub") == "global")
-            #expect(scoped.header("X-Stub") == "task")
-            #expect(explicit.header("X-Stub") == nil)
-            #expect(explicit.args == ["a": .one("call"), "b": .one("3")])
-            #expect(globalStub.requests.count == 1)
-            #expect(taskStub.requests.count == 1)
+        // WHEN calls are made without using:, inside a task scope, and with using:
+        let global: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "global", b: 1))
+        let scoped: HTTPBinEcho = try await APIConfiguration.withCurrent(real.with(executor: taskStub)) {
+            try await HTTPBinAPI.$get.request(with: (a: "task", b: 2))
         }
+        let explicit: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "call", b: 3), using: real)
 
-        @Test("A default that points at the real server serves calls made without a configuration")
-        func restoredDefault() async throws {
-            // GIVEN the default is changed to a real-server configuration and then restored
-            let saved = APIConfiguration.default
-            defer { APIConfiguration.default = saved }
-            APIConfiguration.default = try HTTPBin.configuration()
+        // THEN each went to the executor of the most specific configuration
+        #expect(global.header("X-Stub") == "global")
+        #expect(scoped.header("X-Stub") == "task")
+        #expect(explicit.header("X-Stub") == nil)
+        #expect(explicit.args == ["a": .one("call"), "b": .one("3")])
+        #expect(globalStub.requests.count == 1)
+        #expect(taskStub.requests.count == 1)
+    }
 
-            // WHEN a call relies on the default alone
-            let echo: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "default", b: 4))
+    @Test("A default that points at the real server serves calls made without a configuration")
+    func restoredDefault() async throws {
+        // GIVEN the default is changed to a real-server configuration and then restored
+        let saved = APIConfiguration.default
+        defer { APIConfiguration.default = saved }
+        APIConfiguration.default = try HTTPBin.configuration()
 
-            // THEN it reached the server through URLSessionExecutor
-            #expect(echo.args == ["a": .one("default"), "b": .one("4")])
-            #expect(APIConfiguration.default.executor is URLSessionExecutor)
-        }
+        // WHEN a call relies on the default alone
+        let echo: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "default", b: 4))
+
+        // THEN it reached the server through URLSessionExecutor
+        #expect(echo.args == ["a": .one("default"), "b": .one("4")])
+        #expect(APIConfiguration.default.executor is URLSessionExecutor)
     }
 }
