@@ -26,6 +26,11 @@ let package = Package(
             dependencies: ["Courier", "CourierTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "CourierTestingTests",
+            dependencies: ["Courier", "CourierTesting"],
+            swiftSettings: strictSettings
+        ),
         // The three ways an address book of static wrappers compiles (see DESIGN.md, "Swift 6 and static
         // properties"): a @MainActor namespace in Swift 6 mode, default MainActor isolation, Swift 5 mode.
         .testTarget(name: "MainActorBookTests", dependencies: ["Courier"]),

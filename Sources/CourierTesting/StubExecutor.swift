@@ -1,22 +1,41 @@
 import Courier
 import Foundation
 
-/// An executor that answers requests from closures instead of the network, and records every request
-/// it receives. Use it in unit tests of code above the executor.
+/// An executor that answers from stubs instead of the network and records every request it receives.
+///
+/// Stub by endpoint (its method and path template), by method and path template, or by any predicate;
+/// rules are tried in the order they were added and the first match answers. A request that no rule
+/// matches fails with an ``APIError`` naming the endpoint (see ``UnstubbedRequest``), never a crash or a
+/// hang.
 ///
 /// ```swift
-/// let stub = StubExecutor { request in
-///     .init(statusCode: 200, body: .data(Data(#"{"login":"octocat"}"#.utf8)), request: request)
-/// }
-/// let configuration = APIConfiguration(baseURL: URL(string: "https://api.test")!, executor: stub)
-/// try await APIConfiguration.withCurrent(configuration) {
+/// let stub = StubExecutor()
+///     .stub(GitHub.$user, with: .json(#"{"login":"octocat"}"#))
+///     .stub(.post, "/repos/{owner}/{repo}/issues", with: .status(201))
+///     .stub(where: { $0.url.host == "uploads.example.com" }, with: .error(URLError(.timedOut)))
+///
+/// try await stub.activate {             // this task and its children only: parallel tests stay apart
 ///     let user: User = try await GitHub.$user.request(with: "octocat")
 /// }
-/// #expect(stub.requests.map(\.url.path) == ["/users/octocat"])
+/// #expect(stub.requests(to: GitHub.$user).map(\.url.path) == ["/users/octocat"])
 /// ```
 public struct StubExecutor: APIExecutor {
-    private let handler: @Sendable (APIRequest) async throws -> APIResponse
+    /// Decides whether a rule answers a request.
+    public typealias Matcher = @Sendable (APIRequest) -> Bool
+    /// Produces the answer to a request.
+    public typealias Responder = @Sendable (APIRequest) async throws -> StubResponse
+
+    private struct Rule: Sendable {
+        let matches: Matcher
+        let respond: Responder
+    }
+
+    private var rules: [Rule] = []
+    private var fallback: Responder?
     private let log = RequestLog()
+
+    /// An executor without stubs: add them with the `stub` methods. Every request is recorded.
+    public init() {}
 
     /// An executor that answers every request with `handler`.
     public init(_ handler: @escaping @Sendable (APIRequest) async throws -> APIResponse) {
@@ -25,23 +44,133 @@ public struct StubExecutor: APIExecutor {
 
     /// An executor that answers every request with `statusCode`, `body` and `headers`.
     public init(statusCode: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:]) {
-        self.init { request in
-            APIResponse(statusCode: statusCode, headers: headers, body: .data(body), request: request)
-        }
+        let response = StubResponse(statusCode: statusCode, headers: headers, body: body)
+        self.fallback = { _ in response }
     }
 
     /// An executor that answers every request with `json` as a JSON body.
     public static func json(_ json: String, statusCode: Int = 200) -> StubExecutor {
-        StubExecutor(statusCode: statusCode, body: Data(json.utf8), headers: ["Content-Type": "application/json"])
+        StubExecutor().stubEverything(with: .json(json, status: statusCode))
     }
 
-    /// Every request received so far, in order.
+    private var handler: (@Sendable (APIRequest) async throws -> APIResponse)?
+
+    // MARK: - Adding stubs
+
+    /// Answers calls of `endpoint` (same method and path template) with `response`.
+    public func stub<Parameter, Method>(_ endpoint: API<Parameter, Method>, with response: StubResponse) -> StubExecutor
+    {
+        stub(endpoint.endpoint.method, endpoint.endpoint.path, with: response)
+    }
+
+    /// Answers calls of `endpoint` with what `respond` returns for each request.
+    public func stub<Parameter, Method>(
+        _ endpoint: API<Parameter, Method>,
+        respond: @escaping Responder
+    ) -> StubExecutor {
+        let method = endpoint.endpoint.method
+        let path = endpoint.endpoint.path
+        return adding(Rule(matches: { $0.endpoint.method == method && $0.endpoint.path == path }, respond: respond))
+    }
+
+    /// Answers requests of endpoints declared with `method` and the path template `path` with `response`.
+    public func stub(_ method: HTTPMethod, _ path: String, with response: StubResponse) -> StubExecutor {
+        adding(Rule(matches: { $0.endpoint.method == method && $0.endpoint.path == path }, respond: { _ in response }))
+    }
+
+    /// Answers requests that `matches` accepts with `response`.
+    public func stub(where matches: @escaping Matcher, with response: StubResponse) -> StubExecutor {
+        adding(Rule(matches: matches, respond: { _ in response }))
+    }
+
+    /// Answers requests that `matches` accepts with what `respond` returns.
+    public func stub(where matches: @escaping Matcher, respond: @escaping Responder) -> StubExecutor {
+        adding(Rule(matches: matches, respond: respond))
+    }
+
+    /// Answers every request that no other rule matches with `response`.
+    public func stubEverything(with response: StubResponse) -> StubExecutor {
+        var copy = self
+        copy.fallback = { _ in response }
+        return copy
+    }
+
+    private func adding(_ rule: Rule) -> StubExecutor {
+        var copy = self
+        copy.rules.append(rule)
+        return copy
+    }
+
+    // MARK: - Recorded requests
+
+    /// Every request received so far, in order, including unstubbed ones.
     public var requests: [APIRequest] { log.requests }
 
-    /// Records `request` and answers it.
+    /// The requests made to `endpoint` (same method and path template), in order.
+    public func requests<Parameter, Method>(to endpoint: API<Parameter, Method>) -> [APIRequest] {
+        requests.filter {
+            $0.endpoint.method == endpoint.endpoint.method && $0.endpoint.path == endpoint.endpoint.path
+        }
+    }
+
+    /// Forgets the recorded requests; the stubs stay.
+    public func clearRequests() {
+        log.clear()
+    }
+
+    // MARK: - Scopes
+
+    /// Runs `operation` with this executor in effect for the current task and its children only.
+    ///
+    /// The configuration is `configuration` (default: ``APIConfiguration/current``) with this executor;
+    /// when it has no base URL, `https://stub.invalid` is used so that relative paths still build.
+    @discardableResult
+    public func activate<Result>(
+        in configuration: APIConfiguration? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        var configuration = (configuration ?? .current).with(executor: self)
+        if configuration.baseURL == nil {
+            configuration.baseURL = URL(string: "https://stub.invalid")
+        }
+        return try await APIConfiguration.withCurrent(configuration, isolation: isolation, operation: operation)
+    }
+
+    // MARK: - Executing
+
+    /// Records `request` and answers it from the first matching stub.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         log.append(request)
-        return try await handler(request)
+        if let handler { return try await handler(request) }
+        guard let respond = rules.first(where: { $0.matches(request) })?.respond ?? fallback else {
+            throw APIError(
+                .other, endpoint: request.endpoint, request: request, underlyingError: UnstubbedRequest(request))
+        }
+        let stub = try await respond(request)
+        if let delay = stub.delay {
+            try await Task.sleep(for: delay)
+        }
+        if let error = stub.error { throw error }
+        return APIResponse(statusCode: stub.statusCode, headers: stub.headers, body: .data(stub.body), request: request)
+    }
+}
+
+/// The error a ``StubExecutor`` throws (as an ``APIError``'s underlying error) for a request no stub matches.
+public struct UnstubbedRequest: Error, CustomStringConvertible {
+    /// The endpoint that was called, `METHOD /path/template`.
+    public let endpoint: String
+    /// The URL that was requested.
+    public let url: URL
+
+    init(_ request: APIRequest) {
+        self.endpoint = request.endpoint.description
+        self.url = request.url
+    }
+
+    /// Names the endpoint and the URL.
+    public var description: String {
+        "no stub for \(endpoint) (\(url.absoluteString)); add one with stub(_:with:)"
     }
 }
 
@@ -54,5 +183,9 @@ private final class RequestLog: Sendable {
 
     func append(_ request: APIRequest) {
         lock.withLock { stored.append(request) }
+    }
+
+    func clear() {
+        lock.withLock { stored.removeAll() }
     }
 }

@@ -105,6 +105,7 @@ public struct APIConfiguration: Sendable {
 
     /// Runs `operation` with `configuration` in effect for every call made in it, including calls in
     /// child tasks; other tasks are not affected.
+    @discardableResult
     public static func withCurrent<Result>(
         _ configuration: APIConfiguration,
         isolation: isolated (any Actor)? = #isolation,
@@ -114,6 +115,7 @@ public struct APIConfiguration: Sendable {
     }
 
     /// Runs the synchronous `operation` with `configuration` in effect.
+    @discardableResult
     public static func withCurrent<Result>(
         _ configuration: APIConfiguration,
         operation: () throws -> Result

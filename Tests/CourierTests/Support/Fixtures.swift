@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -6,11 +7,6 @@ import Testing
 let testConfiguration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v2"))
 
 extension APIRequest {
-    /// The body as UTF-8 text, or `nil` when there is no body.
-    var bodyText: String? {
-        body.data.map { String(decoding: $0, as: UTF8.self) }
-    }
-
     /// The percent-encoded query, or `nil` when the URL has none.
     var rawQuery: String? {
         URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery

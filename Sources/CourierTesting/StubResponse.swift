@@ -1,0 +1,92 @@
+import Courier
+import Foundation
+
+/// What a ``StubExecutor`` answers: a status, headers and a body, or an error, optionally after a delay.
+///
+/// ```swift
+/// .json(#"{"login":"octocat"}"#)
+/// .json(User(login: "octocat"), status: 201)
+/// .text("pong", headers: ["Content-Type": "text/plain; charset=utf-8"])
+/// .status(204)
+/// .error(URLError(.notConnectedToInternet))
+/// .json("[]").delayed(by: .milliseconds(300))
+/// ```
+public struct StubResponse: Sendable {
+    /// The status code.
+    public var statusCode: Int
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Data
+    /// An error to throw instead of answering.
+    public var error: (any Error)?
+    /// How long to wait before answering (or throwing); the wait ends early when the task is cancelled.
+    public var delay: Duration?
+
+    /// Creates a response.
+    public init(
+        statusCode: Int = 200,
+        headers: HTTPHeaders = [:],
+        body: Data = Data(),
+        error: (any Error)? = nil,
+        delay: Duration? = nil
+    ) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.error = error
+        self.delay = delay
+    }
+
+    /// A JSON body given as text, with `Content-Type: application/json`.
+    public static func json(_ json: String, status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
+        var all: HTTPHeaders = ["Content-Type": "application/json"]
+        all.merge(headers)
+        return StubResponse(statusCode: status, headers: all, body: Data(json.utf8))
+    }
+
+    /// A JSON body encoded from `value`; if it cannot be encoded, the stub throws the `EncodingError`.
+    public static func json(
+        _ value: some Encodable,
+        status: Int = 200,
+        headers: HTTPHeaders = [:],
+        encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder()
+    ) -> StubResponse {
+        do {
+            var response = StubResponse.data(try encoder.encode(value), status: status, headers: headers)
+            response.headers[.contentType] = response.headers[.contentType] ?? "application/json"
+            return response
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// A body of raw bytes.
+    public static func data(_ data: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
+        StubResponse(statusCode: status, headers: headers, body: data)
+    }
+
+    /// A UTF-8 text body, `Content-Type: text/plain; charset=utf-8` unless `headers` says otherwise.
+    public static func text(_ text: String, status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
+        var all: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+        all.merge(headers)
+        return StubResponse(statusCode: status, headers: all, body: Data(text.utf8))
+    }
+
+    /// An empty body with `status`.
+    public static func status(_ status: Int, headers: HTTPHeaders = [:]) -> StubResponse {
+        StubResponse(statusCode: status, headers: headers)
+    }
+
+    /// Throws `error`, as a transport failure would (a `URLError` is classified like a real one).
+    public static func error(_ error: any Error) -> StubResponse {
+        StubResponse(error: error)
+    }
+
+    /// The same response after `delay`.
+    public func delayed(by delay: Duration) -> StubResponse {
+        var copy = self
+        copy.delay = delay
+        return copy
+    }
+}
