@@ -50,7 +50,8 @@ import Testing
             var position = compiled.startIndex
             for line in block {
                 guard let found = compiled[position...].firstIndex(of: line) else {
-                    Issue.record("README block \(index + 1): line not found in ReadmeSnippets.swift (in order): \(line)")
+                    Issue.record(
+                        "README block \(index + 1): line not found in ReadmeSnippets.swift (in order): \(line)")
                     break
                 }
                 position = compiled.index(after: found)
