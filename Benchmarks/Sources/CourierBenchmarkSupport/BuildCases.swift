@@ -6,32 +6,47 @@ import Foundation
 #endif
 
 package enum BuildFixture {
+    /// A way to build one request; it captures what it needs, so calling it copies nothing.
+    package typealias Build = @Sendable () throws -> URLRequest
+
+    /// The names of the four endpoint shapes, in the order `cases(_:)` returns them.
+    package static let names = ["build.void-get", "build.query-get", "build.json-post", "build.path-header-query"]
+
     /// The four endpoint shapes: Courier's call and the hand-written equivalent.
-    package static let cases:
-        [(
-            name: String, courier: @Sendable (Endpoints) throws -> URLRequest,
-            baseline: @Sendable () throws -> URLRequest
-        )] = [
+    package static func cases(_ endpoints: Endpoints) -> [(name: String, courier: Build, baseline: Build)] {
+        let (zen, search, createIssue, issues) = (
+            endpoints.zen, endpoints.search, endpoints.createIssue, endpoints.issues
+        )
+        let configuration = BuildFixture.configuration
+        return [
+            (names[0], { try zen.makeRequest(using: configuration).urlRequest }, HandWritten.zen),
             (
-                "build.void-get", { try $0.zen.makeRequest(using: BuildFixture.configuration).urlRequest },
-                HandWritten.zen
-            ),
-            (
-                "build.query-get",
-                { try $0.search.makeRequest(with: Inputs.search, using: BuildFixture.configuration).urlRequest },
+                names[1],
+                { try search.makeRequest(with: Inputs.search, using: configuration).urlRequest },
                 { try HandWritten.search(Inputs.search) }
             ),
             (
-                "build.json-post",
-                { try $0.createIssue.makeRequest(with: Inputs.issue, using: BuildFixture.configuration).urlRequest },
+                names[2],
+                { try createIssue.makeRequest(with: Inputs.issue, using: configuration).urlRequest },
                 { try HandWritten.createIssue(Inputs.issue) }
             ),
             (
-                "build.path-header-query",
-                { try $0.issues.makeRequest(with: Inputs.issues, using: BuildFixture.configuration).urlRequest },
+                names[3],
+                { try issues.makeRequest(with: Inputs.issues, using: configuration).urlRequest },
                 { try HandWritten.issues(Inputs.issues) }
             ),
         ]
+    }
+
+    /// The case named `name`, checked: both sides must build the same request, or comparing them means nothing.
+    @MainActor
+    package static func checkedCase(_ name: String) throws -> (name: String, courier: Build, baseline: Build) {
+        guard let found = cases(Endpoints()).first(where: { $0.name == name }) else {
+            throw BenchmarkSetupError("no build case \(name)")
+        }
+        try expectSame(try found.courier(), try found.baseline(), name)
+        return found
+    }
 
     package static let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com"))
 

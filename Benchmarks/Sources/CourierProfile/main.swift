@@ -2,12 +2,21 @@ import Courier
 import CourierBenchmarkSupport
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 // Runs one side of one benchmark in a loop, without the benchmark harness, for profilers:
 //
 //   swift build --package-path Benchmarks -c release --product CourierProfile
 //   valgrind --tool=callgrind Benchmarks/.build/release/CourierProfile build.query-get.courier 20000
 //
 // Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline}.
+//
+//   Benchmarks/.build/release/CourierProfile compare build.path-header-query [rounds]
+//
+// times both sides of a build shape in alternating blocks of 1,000 calls and prints the median time per call
+// of each and their ratio: a quick A/B check that noise from other processes affects both sides alike.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -19,10 +28,36 @@ let iterations = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
 let endpoints = Endpoints()
 var checksum = 0
 
-if let shape = BuildFixture.cases.first(where: { name.hasPrefix($0.name + ".") }) {
+if name == "compare", arguments.count > 2,
+    let shape = BuildFixture.cases(endpoints).first(where: { $0.name == arguments[2] })
+{
+    let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 200 : 200
+    var courierTimes: [Double] = []
+    var baselineTimes: [Double] = []
+    let clock = ContinuousClock()
+    func time(_ body: () throws -> URLRequest) rethrows -> Double {
+        let start = clock.now
+        for _ in 0..<1_000 { checksum &+= try body().timeoutInterval > 0 ? 1 : 0 }
+        let elapsed = clock.now - start
+        return Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6
+    }
+    for _ in 0..<rounds {
+        courierTimes.append(try time(shape.courier))
+        baselineTimes.append(try time(shape.baseline))
+    }
+    let courier = courierTimes.sorted()[rounds / 2]
+    let baseline = baselineTimes.sorted()[rounds / 2]
+    print(
+        "\(shape.name): Courier \(Int(courier)) ns, hand-written \(Int(baseline)) ns per call (medians of \(rounds)),"
+            + " ratio \(Double(Int(courier / baseline * 1000)) / 1000)"
+    )
+    exit(0)
+}
+
+if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.name + ".") }) {
     let courier = name.hasSuffix(".courier")
     for _ in 0..<iterations {
-        let request = try courier ? shape.courier(endpoints) : shape.baseline()
+        let request = try courier ? shape.courier() : shape.baseline()
         checksum &+= request.url?.absoluteString.utf8.count ?? 0
     }
 } else if name.hasPrefix("decode.") {

@@ -32,16 +32,22 @@ public struct HTTPHeaderName: RawRepresentable, Hashable, Sendable, ExpressibleB
 
     /// Whether the name is a valid RFC 9110 token (non-empty, no spaces, separators or control characters).
     var isValidToken: Bool {
-        !rawValue.isEmpty
-            && rawValue.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default:
-                    "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        var name = rawValue
+        return name.withUTF8 { bytes in
+            !bytes.isEmpty
+                && bytes.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+                        UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+                        UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
+                        UInt8(ascii: "|"), UInt8(ascii: "~"):
+                        true
+                    default:
+                        false
+                    }
                 }
-            }
+        }
     }
 
     /// `Accept`.

@@ -103,18 +103,11 @@ struct PathTemplate: Sendable {
         return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 
-    /// The percent-encoded path with every placeholder filled by `value(name)`.
+    /// Appends the percent-encoded path, with every placeholder filled by `value(name)`, to `output`.
     ///
     /// Literal text keeps existing `%XX` escapes and encodes anything a path may not contain; values are
     /// encoded as one segment (`/` becomes `%2F`). A segment with a placeholder may not end up empty,
     /// `.` or `..`.
-    func render(value: (String) throws(RequestProblemError) -> String) throws(RequestProblemError) -> String {
-        var path = ""
-        try render(into: &path, value: value)
-        return path
-    }
-
-    /// Appends the path that ``render(value:)`` returns to `output`.
     func render(
         into output: inout String,
         value: (String) throws(RequestProblemError) -> String
@@ -127,7 +120,7 @@ struct PathTemplate: Sendable {
         var segmentStart = output.utf8.count
         var segmentPlaceholder: String?
         func closeSegment() throws(RequestProblemError) {
-            if let segmentPlaceholder {
+            if let segmentPlaceholder, output.utf8.count - segmentStart <= 2 {
                 let segment = output.utf8.dropFirst(segmentStart)
                 if segment.isEmpty || segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) {
                     throw RequestProblemError(.invalidPathValue(name: segmentPlaceholder))

@@ -2,7 +2,8 @@ import Foundation
 
 /// Parameters split into path values and a query string or body, following the endpoint's placement.
 struct PlacedParameters {
-    private(set) var pathValues: [String: String] = [:]
+    /// The text of each path placeholder, first value wins; a list, as templates have few placeholders.
+    private var pathValues: [(name: String, text: String)] = []
     private(set) var query: String?
     private(set) var body = RequestBody.empty
     private(set) var contentType: String?
@@ -25,8 +26,8 @@ struct PlacedParameters {
             var hasRest = false
             for case (let name, let value?) in named {
                 if pathNames.contains(name) {
-                    if pathValues[name] == nil {
-                        pathValues[name] = try Self.pathText(name, value, options)
+                    if pathValue(for: name) == nil {
+                        pathValues.append((name, try Self.pathText(name, value, options)))
                     }
                 } else {
                     hasRest = true
@@ -74,7 +75,12 @@ struct PlacedParameters {
             for member in members {
                 if pathNames.contains(member.key) {
                     if member.value != .null {
-                        pathValues[member.key] = try Self.pathText(member.key, member.value, options)
+                        let text = try Self.pathText(member.key, member.value, options)
+                        if let index = pathValues.firstIndex(where: { $0.name == member.key }) {
+                            pathValues[index].text = text
+                        } else {
+                            pathValues.append((member.key, text))
+                        }
                     }
                 } else if placement != .json {
                     pairs.add(member.key, member.value)
@@ -87,6 +93,12 @@ struct PlacedParameters {
                 place(pairs, placement)
             }
         }
+    }
+
+    /// The text for the path placeholder `name`, if the parameters have one.
+    func pathValue(for name: String) -> String? {
+        for entry in pathValues where entry.name == name { return entry.text }
+        return nil
     }
 
     private mutating func setBody(_ data: Data, contentType: String) {

@@ -18,7 +18,7 @@ enum RequestFactory {
         if encoding.placement != .query, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
         let options = encoding.options ?? configuration.parameterOptions
 
-        let base = try baseURL(for: endpoint, configuration: configuration).get()
+        let base = try baseURL(for: endpoint, configuration: configuration)
 
         // Split the parameters into path values and the rest.
         let placed: PlacedParameters
@@ -36,10 +36,10 @@ enum RequestFactory {
             throw fail(.unencodableParameters, error)
         }
 
-        let path: String
+        var path = ""
         do {
-            path = try template.render { name throws(RequestProblemError) in
-                guard let value = placed.pathValues[name] else {
+            try template.render(into: &path) { name throws(RequestProblemError) in
+                guard let value = placed.pathValue(for: name) else {
                     throw RequestProblemError(.missingPathValue(name: name))
                 }
                 return value
@@ -80,33 +80,33 @@ enum RequestFactory {
     private static func baseURL(
         for endpoint: APIEndpoint,
         configuration: APIConfiguration
-    ) -> Result<String?, APIError> {
-        if endpoint.template.isAbsolute { return .success(nil) }
+    ) throws(APIError) -> String? {
+        if endpoint.template.isAbsolute { return nil }
         let base: URL?
         if let declared = endpoint.baseURL {
             base = URL(string: declared)
         } else if let host = endpoint.host {
             guard let url = configuration.hosts[host] else {
-                return .failure(APIError(.invalidRequest(.unknownHost(host)), endpoint: endpoint))
+                throw APIError(.invalidRequest(.unknownHost(host)), endpoint: endpoint)
             }
             base = url
         } else {
             guard let url = configuration.baseURL else {
-                return .failure(APIError(.invalidRequest(.missingBaseURL), endpoint: endpoint))
+                throw APIError(.invalidRequest(.missingBaseURL), endpoint: endpoint)
             }
             base = url
         }
         guard let base else {
-            return .failure(APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint))
+            throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
         }
         let text = base.absoluteString
         // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
         // `scheme://plain-host[:port]` form shows both at a glance.
-        if hasPlainSchemeAndHost(text) { return .success(text) }
+        if hasPlainSchemeAndHost(text) { return text }
         guard base.scheme != nil, let host = base.host, !host.isEmpty else {
-            return .failure(APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint))
+            throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
         }
-        return .success(text)
+        return text
     }
 
     /// Whether `text` starts with `scheme://host` where the host is letters, digits, `.` and `-` only,
@@ -148,7 +148,8 @@ enum RequestFactory {
     }
 
     private static func isValidHeaderValue(_ value: String) -> Bool {
-        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        var value = value
+        return value.withUTF8 { bytes in !bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
     }
 }
 
