@@ -3,6 +3,10 @@ import CourierTesting
 import Foundation
 import Testing
 
+/// A configuration of our own: other suites in the same test process change `APIConfiguration.default`, which
+/// `activate()` would otherwise start from.
+let blank = APIConfiguration()
+
 struct User: Codable, Sendable, Equatable {
     let login: String
 }
@@ -40,7 +44,7 @@ enum GitHub {
         let stub = await StubExecutor()
             .stub(GitHub.$user, with: .json(#"{"login":"octocat"}"#))
             .stub(GitHub.$zen, with: .text("Keep it logically awesome."))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let user: User = try await GitHub.$user.request(with: "octocat")
             let zen: String = try await GitHub.$zen.request()
             #expect(user == User(login: "octocat"))
@@ -50,7 +54,7 @@ enum GitHub {
 
     @Test func matchesByMethodAndPathTemplate() async throws {
         let stub = StubExecutor().stub(.post, "/repos/{owner}/{repo}/issues", with: .status(201))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let response = try await GitHub.$createIssue.request(with: NewIssue(owner: "o", repo: "r", title: "t"))
             #expect(response.statusCode == 201)
         }
@@ -60,7 +64,7 @@ enum GitHub {
         let stub = StubExecutor()
             .stub(where: { $0.queryValue("state") == "closed" }, with: .json("[1]"))
             .stub(where: { _ in true }, with: .json("[2, 3]"))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let closed: [Int] = try await GitHub.$issues.request(with: (owner: "o", repo: "r", state: "closed"))
             let open: [Int] = try await GitHub.$issues.request(with: (owner: "o", repo: "r", state: "open"))
             #expect(closed == [1])
@@ -72,7 +76,7 @@ enum GitHub {
         let stub = await StubExecutor().stub(GitHub.$user) { request in
             .json(User(login: request.url.lastPathComponent.uppercased()))
         }
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let user: User = try await GitHub.$user.request(with: "ann")
             #expect(user.login == "ANN")
         }
@@ -83,7 +87,7 @@ enum GitHub {
             .stub(
                 GitHub.$user,
                 with: .json(#"{"message":"Not Found"}"#, status: 404, headers: ["X-RateLimit-Remaining": "59"]))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let error = try await #require(throws: APIError.self) {
                 let _: User = try await GitHub.$user.request(with: "ghost")
             }
@@ -94,7 +98,7 @@ enum GitHub {
 
     @Test func anUnstubbedRequestIsAClearErrorNamingTheEndpoint() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .text("zen"))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let error = try await #require(throws: APIError.self) {
                 let _: User = try await GitHub.$user.request(with: "octocat")
             }
@@ -115,7 +119,7 @@ enum GitHub {
         // GIVEN a stub that accepts everything
         let stub = StubExecutor().stubEverything(with: .status(200))
         // WHEN the code under test makes three calls
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             try await GitHub.$issues.request(with: (owner: "apple", repo: "swift", state: "open"))
             try await GitHub.$createIssue.request(with: NewIssue(owner: "apple", repo: "swift", title: "Bug"))
             try await GitHub.$signIn.request(with: (user: "ann", password: "p&ss"))
@@ -137,10 +141,10 @@ enum GitHub {
 
     @Test func clearingKeepsTheStubs() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .text("a"))
-        try await stub.activate { try await GitHub.$zen.request() }
+        try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         stub.clearRequests()
         #expect(stub.requests.isEmpty)
-        let text: String = try await stub.activate { try await GitHub.$zen.request() }
+        let text: String = try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         #expect(text == "a")
     }
 }
@@ -149,14 +153,14 @@ enum GitHub {
     @Test func delaysAnswerLater() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .text("late").delayed(by: .milliseconds(150)))
         let start = ContinuousClock.now
-        let text: String = try await stub.activate { try await GitHub.$zen.request() }
+        let text: String = try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         #expect(text == "late")
         #expect(ContinuousClock.now - start >= .milliseconds(140))
     }
 
     @Test func aDelayEndsWhenTheTaskIsCancelled() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .text("never").delayed(by: .seconds(30)))
-        let task = Task { try await stub.activate { try await GitHub.$zen.request() } }
+        let task = Task { try await stub.activate(in: blank) { try await GitHub.$zen.request() } }
         try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         task.cancel()
@@ -173,7 +177,7 @@ enum GitHub {
     func injectedURLErrorsAreClassifiedLikeRealOnes(error: URLError, reason: APIError.Reason) async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .error(error))
         let thrown = try await #require(throws: APIError.self) {
-            try await stub.activate { try await GitHub.$zen.request() }
+            try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         }
         #expect(thrown.reason == reason)
     }
@@ -182,7 +186,7 @@ enum GitHub {
         struct Teapot: Error {}
         let stub = await StubExecutor().stub(GitHub.$zen, with: .error(Teapot()))
         let thrown = try await #require(throws: APIError.self) {
-            try await stub.activate { try await GitHub.$zen.request() }
+            try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         }
         #expect(thrown.underlyingError is Teapot)
     }
@@ -190,7 +194,7 @@ enum GitHub {
     @Test func unencodableJSONStubsThrowTheEncodingError() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .json(Double.nan))
         let thrown = try await #require(throws: APIError.self) {
-            try await stub.activate { try await GitHub.$zen.request() }
+            try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         }
         #expect(thrown.underlyingError is EncodingError)
     }
@@ -201,7 +205,7 @@ enum GitHub {
     @Test(arguments: 0..<16)
     func parallelTestsNeverSeeEachOthersStubs(index: Int) async throws {
         let stub = await StubExecutor().stub(GitHub.$user, with: .json(#"{"login":"user-\#(index)"}"#))
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             for _ in 0..<10 {
                 let user: User = try await GitHub.$user.request(with: "x")
                 #expect(user.login == "user-\(index)")
@@ -214,8 +218,8 @@ enum GitHub {
     @Test func childTasksInheritTheStubAndOtherTasksDoNot() async throws {
         let stub = await StubExecutor().stub(GitHub.$zen, with: .text("scoped"))
         let outside = await StubExecutor().stub(GitHub.$zen, with: .text("outside"))
-        try await outside.activate {
-            let texts: [String] = try await stub.activate {
+        try await outside.activate(in: blank) {
+            let texts: [String] = try await stub.activate(in: blank) {
                 try await withThrowingTaskGroup(of: String.self) { group in
                     for _ in 0..<4 { group.addTask { try await GitHub.$zen.request() } }
                     return try await group.reduce(into: []) { $0.append($1) }

@@ -49,7 +49,7 @@ import Testing
         let stub = StubExecutor(statusCode: 204)
         let user: User? = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(user == nil)
-        let head: Data? = try await Self.ping.request(using: configuration(StubExecutor()))
+        let head: Data? = try await Self.ping.request(using: configuration(StubExecutor(statusCode: 200)))
         #expect(head == nil)
     }
 
@@ -124,7 +124,7 @@ import Testing
 
     @Test func emptyBodyForANonOptionalTypeIsADecodingFailure() async throws {
         let error = try await #require(throws: APIError.self) {
-            let _: User = try await Self.ping.request(using: configuration(StubExecutor()))
+            let _: User = try await Self.ping.request(using: configuration(StubExecutor(statusCode: 200)))
         }
         #expect(error.reason == .decodingFailed)
     }
