@@ -76,4 +76,42 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             plugins: plugins
         )
     }
+
+    /// Declares an endpoint outside a property wrapper, with the path first and the parameter builder as a
+    /// trailing closure — for `static let` endpoints, locals and tests:
+    ///
+    /// ```swift
+    /// enum Books {
+    ///     static let book = GET<String>("/books/{isbn}") { ["isbn": $0] }   // nonisolated, Sendable
+    /// }
+    /// ```
+    ///
+    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:tags:plugins:)``.
+    public init(
+        _ path: String,
+        headers: HTTPHeaders = [:],
+        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil,
+        host: APIHost? = nil,
+        baseURL: String? = nil,
+        encoding: ParameterEncoding? = nil,
+        timeout: Duration? = nil,
+        acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        tags: APITags = [],
+        plugins: [any APIPlugin] = [],
+        parameters build: @escaping @Sendable (Parameter) -> Parameters
+    ) {
+        self.init(
+            wrappedValue: APIParameterBuilder(build),
+            path,
+            headers: headers,
+            headerBuilder: headerBuilder,
+            host: host,
+            baseURL: baseURL,
+            encoding: encoding,
+            timeout: timeout,
+            acceptableStatusCodes: acceptableStatusCodes,
+            tags: tags,
+            plugins: plugins
+        )
+    }
 }

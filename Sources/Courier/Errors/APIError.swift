@@ -177,7 +177,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
     /// body or it does not decode.
     public func decodeBody<ServerError: Decodable>(
         as type: ServerError.Type,
-        using decoder: JSONDecoder = JSONDecoder()
+        using decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder()
     ) -> ServerError? {
         guard let data = response?.body.data, !data.isEmpty else { return nil }
         return try? decoder.decode(type, from: data)
@@ -257,6 +257,21 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
             "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:
             "encoding failed"
+        }
+    }
+}
+
+extension APIError.Reason: CustomStringConvertible {
+    /// A short English description: the kind of failure, then the detail.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let problem): "invalid request: \(problem)"
+        case .transport(let problem): "transport failure: \(problem)"
+        case .unacceptableStatus(let category): "unacceptable status: \(category)"
+        case .decodingFailed: "decoding failed"
+        case .rejectedByService(let code, let message):
+            "rejected by the service with code \(code)" + (message.map { ": \($0)" } ?? "")
+        case .other: "other failure"
         }
     }
 }

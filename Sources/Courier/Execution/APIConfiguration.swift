@@ -85,6 +85,20 @@ public struct APIConfiguration: Sendable {
         return copy
     }
 
+    /// Returns a copy whose plugins are `plugins`.
+    public func with(plugins: [any APIPlugin]) -> APIConfiguration {
+        var copy = self
+        copy.plugins = plugins
+        return copy
+    }
+
+    /// Returns a copy changed by `change`, e.g. `configuration.with { $0.timeout = .seconds(5) }`.
+    public func with(_ change: (inout APIConfiguration) throws -> Void) rethrows -> APIConfiguration {
+        var copy = self
+        try change(&copy)
+        return copy
+    }
+
     // MARK: - Scopes
 
     private static let processDefault = LockedBox(APIConfiguration())

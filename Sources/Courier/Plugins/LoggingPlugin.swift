@@ -9,7 +9,9 @@ import Foundation
 ///
 /// Values of the headers in ``Options/redactedHeaders`` (`Authorization`, `Proxy-Authorization`,
 /// `Cookie`, `Set-Cookie` and any you add) and of the query or body keys in
-/// ``Options/redactedKeys`` are printed as `***` in every form: URL, headers, bodies and cURL.
+/// ``Options/redactedKeys`` are printed as `***` in every form: URL, headers, bodies and cURL. JSON keys
+/// that name a redacted header are masked too, and so is any secret value of the request (a token, a
+/// cookie, an API key) wherever it reappears, for example in a response body that echoes the request.
 ///
 /// ```swift
 /// var options = LoggingPlugin.Options(includeCURL: true)
@@ -53,10 +55,11 @@ public struct LoggingPlugin: APIPlugin {
         public static let defaultRedactedHeaders: Set<HTTPHeaderName> = [
             .authorization, .proxyAuthorization, .cookie, .setCookie,
         ]
-        /// Common secret-bearing keys: `access_token`, `api_key`, `apikey`, `client_secret`, `password`,
-        /// `refresh_token`, `token`.
+        /// Common secret-bearing keys (compared ignoring case): `access_token`, `api_key`, `apikey`,
+        /// `authorization`, `client_secret`, `id_token`, `password`, `refresh_token`, `token`.
         public static let defaultRedactedKeys: Set<String> = [
-            "access_token", "api_key", "apikey", "client_secret", "password", "refresh_token", "token",
+            "access_token", "api_key", "apikey", "authorization", "client_secret", "id_token", "password",
+            "refresh_token", "token",
         ]
     }
 
@@ -80,7 +83,7 @@ public struct LoggingPlugin: APIPlugin {
 
     /// Logs the request, runs the rest of the chain, and logs the outcome.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        let redactor = Redactor(options: options)
+        let redactor = Redactor(options: options, request: request)
         let url = redactor.url(request.url)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }
@@ -88,7 +91,7 @@ public struct LoggingPlugin: APIPlugin {
             entry += "\n" + redactor.body(body, contentType: request.headers[.contentType])
         }
         if options.includeCURL { entry += "\n" + redactor.curl(request) }
-        sink(entry)
+        sink(redactor.scrub(entry))
 
         let start = ContinuousClock.now
         do {
@@ -101,11 +104,12 @@ public struct LoggingPlugin: APIPlugin {
             if options.includeBodies, !response.data.isEmpty {
                 line += "\n" + redactor.body(response.data, contentType: response.contentType)
             }
-            sink(line)
+            sink(redactor.scrub(line))
             return response
         } catch {
             let wrapped = APIError.wrapping(error, request: request)
-            sink("✗ \(request.method) \(url) (\(Self.milliseconds(ContinuousClock.now - start)) ms): \(wrapped)")
+            let elapsed = Self.milliseconds(ContinuousClock.now - start)
+            sink(redactor.scrub("✗ \(request.method) \(url) (\(elapsed) ms): \(wrapped)"))
             throw wrapped
         }
     }
@@ -119,6 +123,48 @@ public struct LoggingPlugin: APIPlugin {
 struct Redactor {
     static let mask = "***"
     let options: LoggingPlugin.Options
+    private let keys: Set<String>
+    /// The request's secret values (redacted header values and their parts, redacted query values),
+    /// longest first, masked wherever they reappear.
+    private let secrets: [String]
+
+    init(options: LoggingPlugin.Options, request: APIRequest? = nil) {
+        self.options = options
+        self.keys = Set(options.redactedKeys.map { $0.lowercased() })
+            .union(options.redactedHeaders.map { $0.rawValue.lowercased() })
+        var secrets: Set<String> = []
+        if let request {
+            for field in request.headers where options.redactedHeaders.contains(field.name) {
+                secrets.formUnion(Self.pieces(of: field.value))
+            }
+            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQueryItems ?? []
+            for item in items {
+                let name = item.name.removingPercentEncoding ?? item.name
+                guard keys.contains(name.lowercased()), let value = item.value else { continue }
+                secrets.insert(value)
+                secrets.insert(value.removingPercentEncoding ?? value)
+            }
+        }
+        self.secrets = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// A header value and the parts of it that are secrets on their own: what follows an auth scheme
+    /// (`Bearer abc` → `abc`) and the values of `name=value` pairs (cookies).
+    private static func pieces(of value: String) -> Set<String> {
+        var pieces: Set<String> = [value]
+        let words = value.split(separator: " ", maxSplits: 1)
+        if words.count == 2 { pieces.insert(String(words[1])) }
+        for pair in value.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { pieces.insert(parts[1].trimmingCharacters(in: .whitespaces)) }
+        }
+        return pieces
+    }
+
+    /// `text` with every secret value of the request replaced by the mask.
+    func scrub(_ text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.mask) }
+    }
 
     func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
@@ -144,7 +190,7 @@ struct Redactor {
     }
 
     private func redacts(_ key: String) -> Bool {
-        options.redactedKeys.contains(key) || options.redactedKeys.contains(key.lowercased())
+        keys.contains(key.lowercased())
     }
 
     func body(_ data: Data, contentType: String?) -> String {

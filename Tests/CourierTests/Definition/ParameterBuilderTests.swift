@@ -119,4 +119,17 @@ import Testing
         let request = try endpoint.makeRequest(with: 1, using: testConfiguration)
         #expect(request.rawQuery == "b=1")
     }
+
+    enum StaticBook {
+        static let book = GET<String>("/books/{isbn}", headers: ["Accept": "application/json"]) { ["isbn": $0] }
+        static let search = GET<(q: String, page: Int)>("/search") { ["q": $0.q, "page": $0.page] }
+    }
+
+    @Test func pathFirstInitializerWithATrailingBuilder() throws {
+        let book = try StaticBook.book.makeRequest(with: "978-0", using: testConfiguration)
+        let search = try StaticBook.search.makeRequest(with: (q: "swift", page: 2), using: testConfiguration)
+        #expect(book.url.path == "/v2/books/978-0")
+        #expect(book.headers[.accept] == "application/json")
+        #expect(search.rawQuery == "q=swift&page=2")
+    }
 }

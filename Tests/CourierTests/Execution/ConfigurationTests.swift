@@ -71,6 +71,14 @@ import Testing
         #expect(try quick.makeRequest(using: configuration).timeout == .milliseconds(250))
     }
 
+    @Test func copiesWithChanges() {
+        let base = testConfiguration
+        let changed = base.with(plugins: [.bearer("t")]).with { $0.timeout = .seconds(3) }
+        #expect(changed.plugins.count == 1)
+        #expect(changed.timeout == .seconds(3))
+        #expect(base.plugins.isEmpty && base.timeout == .seconds(60))
+    }
+
     @Test func defaultsAreDocumented() {
         let configuration = APIConfiguration()
         #expect(configuration.timeout == .seconds(60))

@@ -91,4 +91,31 @@ import Testing
         #expect(last.hasSuffix("GET /x: could not connect to the server (URLError -1004)"))
         #expect(!lines.current.joined().contains("s3cr3t-token"))
     }
+
+    @Test func secretsEchoedInAResponseBodyAreMasked() async throws {
+        // GIVEN a server that echoes the request's headers and URL back in JSON, as httpbin does
+        let lines = Locked<[String]>([])
+        let echo = StubExecutor { request in
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.rawValue] = field.value }
+            let body = try JSONSerialization.data(withJSONObject: [
+                "headers": headers, "url": request.url.absoluteString,
+            ])
+            return APIResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: .data(body), request: request)
+        }
+        var configuration = testConfiguration.with(executor: echo)
+        configuration.plugins = [
+            .bearer("s3cr3t-token"), .apiKey("k3y-value", queryItem: "api_key"),
+            .logging(.init(includeBodies: true)) { line in lines.withLock { $0.append(line) } },
+        ]
+        // WHEN a call is logged with bodies
+        try await GET<Void>("/headers", headers: ["Cookie": "session=c00kie-value"]).request(using: configuration)
+        // THEN neither the echoed header nor the echoed URL shows a secret
+        let output = lines.current.joined(separator: "\n")
+        for secret in ["s3cr3t-token", "k3y-value", "c00kie-value"] {
+            #expect(!output.contains(secret), "\(secret) leaked")
+        }
+        #expect(output.contains(#""Authorization":"***""#))
+    }
 }

@@ -91,7 +91,7 @@ struct Recorder: APIPlugin {
         configuration.plugins = [Hooks(trail: trail)]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .transport(.timedOut))
-        #expect(trail.all == ["prepare", "willSend yes", "didReceive error transport(the request timed out)"])
+        #expect(trail.all == ["prepare", "willSend yes", "didReceive error transport failure: the request timed out"])
     }
 
     struct ShortCircuit: APIPlugin {

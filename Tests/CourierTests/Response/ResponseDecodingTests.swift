@@ -178,4 +178,28 @@ import Testing
             #expect(!text.contains("hunter2"))
         }
     }
+
+    @Test func serverErrorModelsDecodeWithISO8601DatesByDefault() async throws {
+        struct Problem: Decodable, Sendable {
+            let message: String
+            let retryAt: Date
+        }
+        let stub = StubExecutor(
+            statusCode: 429, body: Data(#"{"message":"slow","retryAt":"2030-01-01T00:00:00Z"}"#.utf8))
+        let error = try await #require(throws: APIError.self) {
+            try await Self.user.request(with: "a", using: configuration(stub))
+        }
+        #expect(error.decodeBody(as: Problem.self)?.retryAt == Date(timeIntervalSince1970: 1_893_456_000))
+    }
+
+    @Test(arguments: [
+        (APIError.Reason.transport(.offline), "transport failure: the device is offline"),
+        (.unacceptableStatus(.notFound), "unacceptable status: not found"),
+        (.invalidRequest(.missingPathValue(name: "id")), "invalid request: missing value for path parameter 'id'"),
+        (.decodingFailed, "decoding failed"),
+        (.rejectedByService(code: "7", message: nil), "rejected by the service with code 7"),
+    ])
+    func reasonsDescribeThemselves(reason: APIError.Reason, text: String) {
+        #expect(reason.description == text)
+    }
 }
