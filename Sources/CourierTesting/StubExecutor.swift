@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Stub by endpoint (its method and path template), by method and path template, or by any predicate;
 /// rules are tried in the order they were added and the first match answers. A request that no rule
-/// matches fails with an ``APIError`` naming the endpoint (see ``UnstubbedRequest``), never a crash or a
+/// matches fails with an ``/Courier/APIError`` naming the endpoint (see ``UnstubbedRequest``), never a crash or a
 /// hang.
 ///
 /// ```swift
@@ -122,7 +122,7 @@ public struct StubExecutor: APIExecutor {
 
     /// Runs `operation` with this executor in effect for the current task and its children only.
     ///
-    /// The configuration is `configuration` (default: ``APIConfiguration/current``) with this executor;
+    /// The configuration is `configuration` (default: ``/Courier/APIConfiguration/current``) with this executor;
     /// when it has no base URL, `https://stub.invalid` is used so that relative paths still build.
     @discardableResult
     public func activate<Result>(
@@ -156,7 +156,7 @@ public struct StubExecutor: APIExecutor {
     }
 }
 
-/// The error a ``StubExecutor`` throws (as an ``APIError``'s underlying error) for a request no stub matches.
+/// The error a ``StubExecutor`` throws (as an ``/Courier/APIError``'s underlying error) for a request no stub matches.
 public struct UnstubbedRequest: Error, CustomStringConvertible {
     /// The endpoint that was called, `METHOD /path/template`.
     public let endpoint: String
