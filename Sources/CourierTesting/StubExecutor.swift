@@ -2,6 +2,7 @@ import Courier
 import Foundation
 
 /// An executor that answers from stubs instead of the network and records every request it receives.
+/// Each `stub…` method returns a new executor with a request log of its own.
 ///
 /// Stub by endpoint (its method and path template), by method and path template, or by any predicate;
 /// rules are tried in the order they were added and the first match answers. A request that no rule
@@ -31,29 +32,27 @@ public struct StubExecutor: APIExecutor {
     }
 
     private var rules: [Rule] = []
-    private var fallback: Responder?
-    private let log = RequestLog()
+    /// Answers what no rule matches.
+    private var fallback: (@Sendable (APIRequest) async throws -> APIResponse)?
+    private var log = RequestLog()
 
     /// An executor without stubs: add them with the `stub` methods. Every request is recorded.
     public init() {}
 
-    /// An executor that answers every request with `handler`.
+    /// An executor that answers every request that no rule matches with `handler`.
     public init(_ handler: @escaping @Sendable (APIRequest) async throws -> APIResponse) {
-        self.handler = handler
+        self.fallback = handler
     }
 
     /// An executor that answers every request with `statusCode`, `body` and `headers`.
     public init(statusCode: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:]) {
-        let response = StubResponse(statusCode: statusCode, headers: headers, body: body)
-        self.fallback = { _ in response }
+        self = StubExecutor().stubEverything(with: StubResponse(statusCode: statusCode, headers: headers, body: body))
     }
 
     /// An executor that answers every request with `json` as a JSON body.
     public static func json(_ json: String, statusCode: Int = 200) -> StubExecutor {
         StubExecutor().stubEverything(with: .json(json, status: statusCode))
     }
-
-    private var handler: (@Sendable (APIRequest) async throws -> APIResponse)?
 
     // MARK: - Adding stubs
 
@@ -91,12 +90,15 @@ public struct StubExecutor: APIExecutor {
     /// Answers every request that no other rule matches with `response`.
     public func stubEverything(with response: StubResponse) -> StubExecutor {
         var copy = self
-        copy.fallback = { _ in response }
+        copy.log = RequestLog()
+        copy.fallback = { request in try await response.answer(request) }
         return copy
     }
 
+    /// A copy with `rule` added and a request log of its own.
     private func adding(_ rule: Rule) -> StubExecutor {
         var copy = self
+        copy.log = RequestLog()
         copy.rules.append(rule)
         return copy
     }
@@ -142,17 +144,23 @@ public struct StubExecutor: APIExecutor {
     /// Records `request` and answers it from the first matching stub.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         log.append(request)
-        if let handler { return try await handler(request) }
-        guard let respond = rules.first(where: { $0.matches(request) })?.respond ?? fallback else {
+        if let rule = rules.first(where: { $0.matches(request) }) {
+            return try await rule.respond(request).answer(request)
+        }
+        guard let fallback else {
             throw APIError(
                 .other, endpoint: request.endpoint, request: request, underlyingError: UnstubbedRequest(request))
         }
-        let stub = try await respond(request)
-        if let delay = stub.delay {
-            try await Task.sleep(for: delay)
-        }
-        if let error = stub.error { throw error }
-        return APIResponse(statusCode: stub.statusCode, headers: stub.headers, body: .data(stub.body), request: request)
+        return try await fallback(request)
+    }
+}
+
+extension StubResponse {
+    /// Waits for the delay, then throws the error or answers `request`.
+    func answer(_ request: APIRequest) async throws -> APIResponse {
+        if let delay { try await Task.sleep(for: delay) }
+        if let error { throw error }
+        return APIResponse(statusCode: statusCode, headers: headers, body: .data(body), request: request)
     }
 }
 

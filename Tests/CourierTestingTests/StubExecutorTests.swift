@@ -114,6 +114,25 @@ enum GitHub {
     }
 }
 
+@Suite struct StubHandlerTests {
+    @Test func rulesComeBeforeAHandler() async throws {
+        let stub = StubExecutor { request in APIResponse(statusCode: 202, request: request) }
+            .stub(.get, "/zen", with: .text("ruled"))
+        let zen: String = try await stub.activate(in: blank) { try await GitHub.$zen.request() }
+        let other = try await stub.activate(in: blank) { try await GitHub.$user.request(with: "x") }
+        #expect(zen == "ruled")
+        #expect(other.statusCode == 202)
+    }
+
+    @Test func eachDerivedExecutorKeepsItsOwnLog() async throws {
+        let base = StubExecutor().stubEverything(with: .status(200))
+        let derived = base.stub(.get, "/zen", with: .text("z"))
+        try await base.activate(in: blank) { try await GitHub.$zen.request() }
+        #expect(base.requests.count == 1)
+        #expect(derived.requests.isEmpty)
+    }
+}
+
 @Suite struct StubRecordingTests {
     @Test func recordsMethodURLQueryHeadersAndBody() async throws {
         // GIVEN a stub that accepts everything

@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// do {
 ///     let user: User = try await GitHub.$user.request(with: "octocat")
-/// } catch let error as APIError {
+/// } catch {  // Courier's calls use typed throws: `error` is an APIError
 ///     switch error.reason {
 ///     case .unacceptableStatus(.notFound): showNotFound()
 ///     case .unacceptableStatus(.unauthorized): signIn()

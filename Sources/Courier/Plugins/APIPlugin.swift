@@ -97,7 +97,11 @@ enum PluginChain {
         }
         let rest = plugins.dropFirst()
         return try await first.intercept(request) { request in
-            try await run(request, plugins: rest, executor: executor)
+            if rest.isEmpty, let invalid = request.headers.firstInvalidName {
+                // Plugins may add headers after the request was built and checked: check them again.
+                throw APIError(.invalidRequest(.invalidHeader(name: invalid.rawValue)), endpoint: request.endpoint)
+            }
+            return try await run(request, plugins: rest, executor: executor)
         }
     }
 }

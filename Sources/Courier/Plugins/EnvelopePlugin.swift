@@ -11,7 +11,7 @@ import Foundation
 ///
 /// let user: User = try await Legacy.$user.request(with: 42)   // the envelope's `data`, decoded as User
 ///
-/// do { ... } catch let error as APIError {
+/// do { ... } catch {  // `error` is an APIError
 ///     if case .rejectedByService(let code, let message) = error.reason { ... }
 /// }
 /// ```

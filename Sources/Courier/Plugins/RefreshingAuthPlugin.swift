@@ -11,6 +11,10 @@
 ///   with the error as ``APIError/underlyingError``, or the ``APIError`` the refresh threw).
 /// - Each call is refreshed and resent **at most once**: a credential that keeps failing ends in the
 ///   server's 401 (an ``APIError/StatusCategory/unauthorized`` error), never in a loop.
+/// - The refresh may itself call endpoints through a configuration that holds this plugin: calls made
+///   while the plugin refreshes pass through it untouched instead of waiting for themselves.
+/// - A call waiting for a refresh waits until the refresh ends, even when its own task is cancelled;
+///   keep the refresh bounded with a timeout.
 ///
 /// ```swift
 /// let auth = RefreshingAuthPlugin<Tokens>(
@@ -57,6 +61,10 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     /// Sends the request with the current credential; on an authentication failure, refreshes once
     /// (shared with every other failing call) and sends it again.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        if RefreshScope.active.contains(ObjectIdentifier(coordinator)) {
+            // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
+            return try await next(request)
+        }
         let (credential, generation) = try await coordinator.current(provider)
         let response = try await next(authorized(request, with: credential))
         guard isAuthFailure(response) else { return response }
@@ -102,7 +110,8 @@ private actor RefreshCoordinator<Credential: Sendable> {
     ) async throws -> Credential {
         if sentGeneration < generation, let latest { return latest }
         if let inFlight { return try await inFlight.value }
-        let task = Task { try await refresh(failed) }
+        let scope = RefreshScope.active + [ObjectIdentifier(self)]
+        let task = Task { try await RefreshScope.$active.withValue(scope) { try await refresh(failed) } }
         inFlight = task
         defer { inFlight = nil }
         let credential = try await task.value
@@ -110,4 +119,9 @@ private actor RefreshCoordinator<Credential: Sendable> {
         generation += 1
         return credential
     }
+}
+
+/// The refreshing plugins whose refresh the current task is running.
+private enum RefreshScope {
+    @TaskLocal static var active: [ObjectIdentifier] = []
 }

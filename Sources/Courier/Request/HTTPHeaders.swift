@@ -167,6 +167,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.append(contentsOf: other.fields)
     }
 
+    /// The name of the first field whose name is not a valid token or whose value holds CR, LF or NUL.
+    var firstInvalidName: HTTPHeaderName? {
+        fields.first { field in
+            var value = field.value
+            return !field.name.isValidToken
+                || value.withUTF8 { bytes in bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+        }?.name
+    }
+
     /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 

@@ -62,8 +62,8 @@ enum RequestFactory {
         if let contentType = placed.contentType, !headers.contains(.contentType) {
             headers[.contentType] = contentType
         }
-        for field in headers where !field.name.isValidToken || !isValidHeaderValue(field.value) {
-            throw fail(.invalidHeader(name: field.name.rawValue))
+        if let invalid = headers.firstInvalidName {
+            throw fail(.invalidHeader(name: invalid.rawValue))
         }
 
         return APIRequest(
@@ -145,11 +145,6 @@ enum RequestFactory {
             let next = bytes[index]
             return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
         }
-    }
-
-    private static func isValidHeaderValue(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8 { bytes in !bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
     }
 }
 

@@ -187,4 +187,28 @@ import Testing
         try await Self.me.request(with: 2, using: configuration)
         #expect(stub.requests.count == 3)
     }
+
+    @Test func aRefreshMayCallThroughTheSameConfiguration() async throws {
+        // GIVEN a refresh that calls a token endpoint through the configuration that holds the plugin
+        let token = POST<Void>("/oauth/token")
+        let stub = StubExecutor { request in
+            if request.url.path.hasSuffix("/oauth/token") {
+                return APIResponse(statusCode: 200, body: .data(Data("fresh".utf8)), request: request)
+            }
+            let ok = request.headers[.authorization] == "Bearer fresh"
+            return APIResponse(statusCode: ok ? 200 : 401, request: request)
+        }
+        let configuration = Locked<APIConfiguration?>(nil)
+        let auth = RefreshingAuthPlugin<String>(
+            credential: { "stale" },
+            refresh: { _ in try await token.request(using: configuration.current) as String },
+            apply: { value, request in request.headers[.authorization] = "Bearer \(value)" }
+        )
+        configuration.withLock { $0 = testConfiguration.with(executor: stub).with(plugins: [auth]) }
+        // WHEN a call fails with 401 and triggers the refresh
+        try await Self.me.request(with: 1, using: configuration.current)
+        // THEN the refresh's own call went through untouched and the retry used the fresh token
+        #expect(stub.requests.map(\.url.path) == ["/v2/me", "/v2/oauth/token", "/v2/me"])
+        #expect(stub.requests[1].headers[.authorization] == nil)
+    }
 }

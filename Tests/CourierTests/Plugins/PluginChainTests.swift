@@ -161,4 +161,21 @@ struct Recorder: APIPlugin {
         try await endpoint.request(with: 3, using: configuration)
         #expect(trail.all == ["DELETE /users/{id} host=admin audience=staff"])
     }
+
+    struct AddsBadHeader: APIPlugin {
+        func prepare(_ request: APIRequest) async throws -> APIRequest {
+            var request = request
+            request.headers["X-Injected"] = "a\r\nEvil: 1"
+            return request
+        }
+    }
+
+    @Test func headersAddedByPluginsAreCheckedBeforeSending() async throws {
+        let stub = StubExecutor(statusCode: 200)
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [AddsBadHeader()]
+        let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
+        #expect(error.reason == .invalidRequest(.invalidHeader(name: "X-Injected")))
+        #expect(stub.requests.isEmpty)
+    }
 }
