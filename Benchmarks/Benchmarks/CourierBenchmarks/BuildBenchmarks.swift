@@ -12,7 +12,7 @@ import Foundation
 func registerBuildBenchmarks() {
     let metrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal]
     let settings = Benchmark.Configuration(
-        metrics: metrics, warmupIterations: 1_000, maxDuration: .seconds(1), maxIterations: 1_000_000)
+        metrics: metrics, warmupIterations: 1_000, maxDuration: .milliseconds(500), maxIterations: 1_000_000)
 
     // Each side's setup returns the closure it measures, so the harness does the same work around both.
     for name in BuildFixture.names {

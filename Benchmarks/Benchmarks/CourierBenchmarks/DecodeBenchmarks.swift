@@ -14,7 +14,7 @@ func registerDecodeBenchmarks() {
         let settings = Benchmark.Configuration(
             metrics: [.wallClock, .mallocCountTotal],
             warmupIterations: 20,
-            maxDuration: .seconds(1),
+            maxDuration: .milliseconds(700),
             maxIterations: 100_000
         )
 

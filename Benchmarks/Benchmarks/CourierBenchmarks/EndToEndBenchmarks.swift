@@ -31,7 +31,7 @@ func registerEndToEndBenchmarks() {
         let settings = Benchmark.Configuration(
             metrics: [.wallClock],
             warmupIterations: concurrency == 1 ? 200 : 10,
-            maxDuration: .seconds(2),
+            maxDuration: .milliseconds(1500),
             maxIterations: 100_000
         )
         let group = "e2e.c\(concurrency)"

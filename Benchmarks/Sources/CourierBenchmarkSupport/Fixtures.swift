@@ -9,11 +9,20 @@ package enum Fixtures {
     package static func repositories(approximateBytes: Int) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var items: [Repository] = []
-        var data = Data("[]".utf8)
+        func encoded(_ count: Int) -> Data {
+            (try? encoder.encode((0..<count).map(repository))) ?? Data()
+        }
+        // Estimate the count from a sample, then grow to the first count that reaches the size.
+        let sample = 20
+        var count = max(1, approximateBytes * sample / max(1, encoded(sample).count) - 1)
+        var data = encoded(count)
         while data.count < approximateBytes {
-            items.append(repository(items.count))
-            data = (try? encoder.encode(items)) ?? data
+            count += 1
+            data = encoded(count)
+        }
+        while count > 1, encoded(count - 1).count >= approximateBytes {
+            count -= 1
+            data = encoded(count)
         }
         return data
     }
