@@ -7,16 +7,20 @@ extension API {
     /// - Throws: ``APIError`` with an ``APIError/Reason/invalidRequest(_:)`` reason when the endpoint or
     ///   the parameter cannot make a valid request.
     public func makeRequest(
-        with parameter: Parameter, using configuration: APIConfiguration? = nil
+        with parameter: Parameter, using configuration: consuming APIConfiguration? = nil
     ) throws(APIError)
         -> APIRequest
     {
-        try RequestFactory.make(
-            endpoint: endpoint,
-            parameters: wrappedValue?.build(parameter) ?? .none,
-            parameterHeaders: headerBuilder?(parameter),
-            configuration: configuration ?? .current
-        )
+        let parameters = wrappedValue?.build(parameter) ?? .none
+        let parameterHeaders = headerBuilder?(parameter)
+        // Consumed and unwrapped without a copy: copying a configuration costs one retain per stored reference.
+        if let configuration = consume configuration {
+            return try RequestFactory.make(
+                endpoint: endpoint, parameters: parameters, parameterHeaders: parameterHeaders,
+                configuration: configuration)
+        }
+        return try RequestFactory.make(
+            endpoint: endpoint, parameters: parameters, parameterHeaders: parameterHeaders, configuration: .current)
     }
 }
 
