@@ -161,14 +161,6 @@ struct DataForExecutor: APIExecutor {
     }
 }
 
-extension APIConfiguration {
-    func with(plugins: [any APIPlugin]) -> APIConfiguration {
-        var copy = self
-        copy.plugins = plugins
-        return copy
-    }
-}
-
 if name == "compare", arguments.count > 2,
     let shape = BuildFixture.cases(endpoints).first(where: { $0.name == arguments[2] })
 {
