@@ -17,7 +17,7 @@ import Foundation
 /// - it ignores a timeout passed to `URLRequest(url:cachePolicy:timeoutInterval:)` (only the property
 ///   setter counts), so the executor sets the property;
 /// - it truncates timeouts to whole seconds (0.5 s fires at once, 1.5 s after 1 s), so the executor
-///   enforces the exact timeout itself;
+///   hands it the next whole second and enforces a fractional timeout itself;
 /// - it never completes a request whose response is a `401` with a `WWW-Authenticate` challenge it
 ///   cannot answer (swift-corelibs-foundation#5456). Sessions the executor creates itself
 ///   (``init(timeout:)`` and ``shared``) get a delegate that declines such challenges and returns the
@@ -109,7 +109,10 @@ public struct URLSessionExecutor: APIExecutor {
                     return
                 }
                 #if canImport(FoundationNetworking)
-                    call.scheduleTimeout(after: request.timeout)
+                    // libcurl enforces whole seconds exactly; only a fractional timeout needs a timer of ours.
+                    if request.timeout.timeInterval.rounded(.up) != request.timeout.timeInterval {
+                        call.scheduleTimeout(after: request.timeout)
+                    }
                 #endif
                 started.resume()
             }
