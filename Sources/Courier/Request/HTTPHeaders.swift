@@ -162,8 +162,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             fields = other.fields
             return
         }
-        let names = Set(other.fields.map(\.name))
-        fields.removeAll { names.contains($0.name) }
+        // Header lists are short: a linear scan beats building a Set.
+        fields.removeAll { field in other.fields.contains { $0.name == field.name } }
         fields.append(contentsOf: other.fields)
     }
 
