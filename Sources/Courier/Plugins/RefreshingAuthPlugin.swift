@@ -13,8 +13,8 @@
 ///   server's 401 (an ``APIError/StatusCategory/unauthorized`` error), never in a loop.
 /// - The refresh may itself call endpoints through a configuration that holds this plugin: calls made
 ///   while the plugin refreshes pass through it untouched instead of waiting for themselves.
-/// - A call waiting for a refresh waits until the refresh ends, even when its own task is cancelled;
-///   keep the refresh bounded with a timeout.
+/// - A call waiting for a refresh stops waiting as soon as its task is cancelled (it fails with
+///   ``APIError/TransportProblem/cancelled``); the refresh itself runs on for the other callers.
 ///
 /// ```swift
 /// let auth = RefreshingAuthPlugin<Tokens>(
@@ -87,14 +87,18 @@ private actor RefreshCoordinator<Credential: Sendable> {
     /// Incremented by every successful refresh.
     private var generation = 0
     private var latest: Credential?
-    private var inFlight: Task<Credential, any Error>?
+    /// Whether a refresh is running.
+    private var isRefreshing = false
+    /// The calls waiting for the running refresh; each leaves early when its task is cancelled.
+    private var waiters: [Int: CheckedContinuation<Credential, any Error>] = [:]
+    private var nextWaiter = 0
 
     /// The credential to send: the result of a running refresh, else the provider's.
     func current(
         _ provider: @Sendable () async throws -> Credential?
     ) async throws -> (Credential?, Int) {
-        if let inFlight {
-            let credential = try await inFlight.value
+        if isRefreshing {
+            let credential = try await waitForRefresh()
             return (credential, generation)
         }
         let seen = generation
@@ -109,15 +113,54 @@ private actor RefreshCoordinator<Credential: Sendable> {
         _ refresh: @escaping @Sendable (Credential?) async throws -> Credential
     ) async throws -> Credential {
         if sentGeneration < generation, let latest { return latest }
-        if let inFlight { return try await inFlight.value }
-        let scope = RefreshScope.active + [ObjectIdentifier(self)]
-        let task = Task { try await RefreshScope.$active.withValue(scope) { try await refresh(failed) } }
-        inFlight = task
-        defer { inFlight = nil }
-        let credential = try await task.value
-        latest = credential
-        generation += 1
-        return credential
+        if !isRefreshing {
+            isRefreshing = true
+            let scope = RefreshScope.active + [ObjectIdentifier(self)]
+            // Unstructured so that it finishes for the other waiters even if this call is cancelled.
+            Task {
+                let result: Result<Credential, any Error>
+                do {
+                    result = .success(try await RefreshScope.$active.withValue(scope) { try await refresh(failed) })
+                } catch {
+                    result = .failure(error)
+                }
+                self.finish(result)
+            }
+        }
+        return try await waitForRefresh()
+    }
+
+    private func finish(_ result: Result<Credential, any Error>) {
+        if case .success(let credential) = result {
+            latest = credential
+            generation += 1
+        }
+        isRefreshing = false
+        let waiting = waiters
+        waiters = [:]
+        for continuation in waiting.values {
+            continuation.resume(with: result)
+        }
+    }
+
+    private func waitForRefresh() async throws -> Credential {
+        let id = nextWaiter
+        nextWaiter += 1
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.leave(id) }
+        }
+    }
+
+    private func leave(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
     }
 }
 

@@ -211,4 +211,28 @@ import Testing
         #expect(stub.requests.map(\.url.path) == ["/v2/me", "/v2/oauth/token", "/v2/me"])
         #expect(stub.requests[1].headers[.authorization] == nil)
     }
+
+    @Test func aCallWaitingForARefreshStopsWhenCancelled() async throws {
+        // GIVEN a refresh that takes a second
+        let server = Server()
+        let store = TokenStore()
+        let auth = plugin(store: store, server: server) { _ in
+            try await Task.sleep(for: .seconds(1))
+            store.token.withLock { $0 = "token-1" }
+            server.valid.withLock { $0 = "token-1" }
+            return "token-1"
+        }
+        let configuration = testConfiguration.with(executor: server.executor()).with(plugins: [auth])
+        // WHEN two calls wait for it and one of them is cancelled
+        let patient = Task { try await Self.me.request(with: 1, using: configuration) as String }
+        let impatient = Task { try await Self.me.request(with: 2, using: configuration) as String }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        impatient.cancel()
+        let error = try await #require(throws: APIError.self) { try await impatient.value }
+        // THEN the cancelled call ends at once and the other still gets its answer after the refresh
+        #expect(ContinuousClock.now - start < .milliseconds(500))
+        #expect(error.reason == .transport(.cancelled))
+        #expect(try await patient.value == "1")
+    }
 }
