@@ -46,6 +46,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     ///   - encoding: Where parameters go (`.query`, `.json`, `.form`); `nil` for the method's default.
     ///   - timeout: The timeout for this endpoint's calls; `nil` for the configuration's.
     ///   - acceptableStatusCodes: The status codes treated as success; `nil` for the configuration's.
+    ///   - redirectPolicy: What to do when the server redirects; `nil` for the configuration's.
+    ///   - maxResponseBytes: The most response bytes held in memory; `nil` for the configuration's.
     ///   - tags: Typed metadata for plugins and executors.
     ///   - plugins: Plugins for this endpoint only, run inside the configuration's plugins.
     public init(
@@ -58,6 +60,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         encoding: ParameterEncoding? = nil,
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        redirectPolicy: RedirectPolicy? = nil,
+        maxResponseBytes: Int? = nil,
         tags: APITags = [],
         plugins: [any APIPlugin] = []
     ) {
@@ -72,6 +76,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             headers: headers,
             timeout: timeout,
             acceptableStatusCodes: acceptableStatusCodes,
+            redirectPolicy: redirectPolicy,
+            maxResponseBytes: maxResponseBytes,
             tags: tags,
             plugins: plugins
         )
@@ -86,7 +92,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     /// }
     /// ```
     ///
-    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:tags:plugins:)``.
+    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:redirectPolicy:maxResponseBytes:tags:plugins:)``.
     public init(
         _ path: String,
         headers: HTTPHeaders = [:],
@@ -96,6 +102,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         encoding: ParameterEncoding? = nil,
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        redirectPolicy: RedirectPolicy? = nil,
+        maxResponseBytes: Int? = nil,
         tags: APITags = [],
         plugins: [any APIPlugin] = [],
         parameters build: @escaping @Sendable (Parameter) -> Parameters
@@ -110,6 +118,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             encoding: encoding,
             timeout: timeout,
             acceptableStatusCodes: acceptableStatusCodes,
+            redirectPolicy: redirectPolicy,
+            maxResponseBytes: maxResponseBytes,
             tags: tags,
             plugins: plugins
         )

@@ -12,6 +12,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         let headers: HTTPHeaders
         let timeout: Duration?
         let acceptableStatusCodes: AcceptableStatusCodes?
+        let redirectPolicy: RedirectPolicy?
+        let maxResponseBytes: Int?
         let tags: APITags
         let plugins: [any APIPlugin]
         let template: PathTemplate
@@ -25,6 +27,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
             headers: HTTPHeaders,
             timeout: Duration?,
             acceptableStatusCodes: AcceptableStatusCodes?,
+            redirectPolicy: RedirectPolicy?,
+            maxResponseBytes: Int?,
             tags: APITags,
             plugins: [any APIPlugin]
         ) {
@@ -36,6 +40,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
             self.headers = headers
             self.timeout = timeout
             self.acceptableStatusCodes = acceptableStatusCodes
+            self.redirectPolicy = redirectPolicy
+            self.maxResponseBytes = maxResponseBytes
             self.tags = tags
             self.plugins = plugins
             self.template = PathTemplate(path)
@@ -60,6 +66,10 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     public var timeout: Duration? { storage.timeout }
     /// The accepted status codes, or `nil` for the configuration's.
     public var acceptableStatusCodes: AcceptableStatusCodes? { storage.acceptableStatusCodes }
+    /// What to do when the server redirects, or `nil` for the configuration's policy.
+    public var redirectPolicy: RedirectPolicy? { storage.redirectPolicy }
+    /// The most response bytes held in memory, or `nil` for the configuration's limit.
+    public var maxResponseBytes: Int? { storage.maxResponseBytes }
     /// Typed metadata for plugins and executors.
     public var tags: APITags { storage.tags }
     /// Plugins for this endpoint only; they run inside the configuration's plugins.
@@ -77,6 +87,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        redirectPolicy: RedirectPolicy? = nil,
+        maxResponseBytes: Int? = nil,
         tags: APITags = [],
         plugins: [any APIPlugin] = []
     ) {
@@ -89,6 +101,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
             headers: headers,
             timeout: timeout,
             acceptableStatusCodes: acceptableStatusCodes,
+            redirectPolicy: redirectPolicy,
+            maxResponseBytes: maxResponseBytes,
             tags: tags,
             plugins: plugins
         )

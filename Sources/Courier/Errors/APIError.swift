@@ -87,6 +87,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
         case connectionLost
         /// A TLS or certificate problem.
         case secureConnectionFailed
+        /// The response body grew past the request's ``APIRequest/maxResponseBytes``; the call stopped
+        /// receiving the moment it crossed the limit.
+        case responseTooLarge
+        /// A redirect was not followed, and the call failed: see the ``RedirectRefusal``.
+        case redirectRefused(RedirectRefusal)
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         case other
     }
@@ -309,6 +314,8 @@ extension APIError.TransportProblem: CustomStringConvertible {
         case .cancelled: "the request was cancelled"
         case .connectionLost: "the connection was lost"
         case .secureConnectionFailed: "the secure connection failed"
+        case .responseTooLarge: "the response body is larger than the limit for this call"
+        case .redirectRefused(let refusal): refusal.description
         case .other: "the request failed"
         }
     }

@@ -23,8 +23,16 @@ public struct APIConfiguration: Sendable {
     public var hosts: [APIHost: URL]
     /// Headers sent with every request; endpoint headers with the same name replace them.
     public var headers: HTTPHeaders
-    /// The timeout of a request unless its endpoint sets one.
+    /// The deadline of a whole call unless its endpoint sets one.
     public var timeout: Duration
+    /// What to do when a server redirects, unless an endpoint sets its own policy. Default: ``RedirectPolicy/follow``.
+    public var redirectPolicy: RedirectPolicy
+    /// The most response bytes (after content decoding) a call holds in memory unless its endpoint sets
+    /// its own limit. Default: ``defaultMaxResponseBytes`` (100 MiB).
+    public var maxResponseBytes: Int
+    /// Headers whose values are secret in every request, beyond those ``SensitiveData`` always names
+    /// (for example a session header of your service).
+    public var sensitiveHeaders: Set<HTTPHeaderName>
     /// Encodes model parameters into JSON bodies. Default: sorted keys, unescaped slashes, ISO 8601 dates.
     public var encoder: JSONEncoder
     /// Decodes JSON responses. Default: ISO 8601 dates.
@@ -44,6 +52,9 @@ public struct APIConfiguration: Sendable {
         hosts: [APIHost: URL] = [:],
         headers: HTTPHeaders = [:],
         timeout: Duration = .seconds(60),
+        redirectPolicy: RedirectPolicy = .follow,
+        maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
+        sensitiveHeaders: Set<HTTPHeaderName> = [],
         encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder(),
         decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
         parameterOptions: ParameterEncodingOptions = .default,
@@ -55,6 +66,9 @@ public struct APIConfiguration: Sendable {
         self.hosts = hosts
         self.headers = headers
         self.timeout = timeout
+        self.redirectPolicy = redirectPolicy
+        self.maxResponseBytes = maxResponseBytes
+        self.sensitiveHeaders = sensitiveHeaders
         self.encoder = encoder
         self.decoder = decoder
         self.parameterOptions = parameterOptions
@@ -62,6 +76,9 @@ public struct APIConfiguration: Sendable {
         self.executor = executor
         self.plugins = plugins
     }
+
+    /// 100 MiB: the default most response bytes a call holds in memory.
+    public static let defaultMaxResponseBytes = 100 * 1024 * 1024
 
     /// A `JSONEncoder` with sorted keys, unescaped slashes and ISO 8601 dates.
     public static func makeDefaultEncoder() -> JSONEncoder {

@@ -37,6 +37,7 @@ public struct AuthPlugin: APIPlugin {
                 throw APIError(.invalidRequest(.invalidHeader(name: name.rawValue)), endpoint: request.endpoint)
             }
             request.headers[name] = header
+            request.sensitiveHeaders.insert(name)
         case .query(let name):
             request.url = request.url.appendingQueryItem(name, credential)
         }

@@ -62,8 +62,18 @@ public struct APIRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: RequestBody
-    /// How long to wait for the response.
+    /// The deadline for the whole call (connect, send, wait, receive), counted from when the executor
+    /// starts it; a call that runs out of it fails with ``APIError/TransportProblem/timedOut``.
     public var timeout: Duration
+    /// What to do when the server redirects.
+    public var redirectPolicy: RedirectPolicy
+    /// The most bytes of response body (after any content decoding) held in memory; a call that receives
+    /// more fails with ``APIError/TransportProblem/responseTooLarge`` the moment it crosses the limit.
+    public var maxResponseBytes: Int
+    /// Headers whose values are secret in this request beyond those ``SensitiveData`` always names: the
+    /// auth plugins add the header they set, and ``APIConfiguration/sensitiveHeaders`` is copied here.
+    /// They are redacted wherever the request is printed and removed before a cross-origin redirect.
+    public var sensitiveHeaders: Set<HTTPHeaderName>
     /// The endpoint this request was built from.
     public let endpoint: APIEndpoint
 
@@ -74,6 +84,9 @@ public struct APIRequest: Sendable {
         headers: HTTPHeaders = [:],
         body: RequestBody = .empty,
         timeout: Duration = .seconds(60),
+        redirectPolicy: RedirectPolicy = .follow,
+        maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
+        sensitiveHeaders: Set<HTTPHeaderName> = [],
         endpoint: APIEndpoint
     ) {
         self.method = method
@@ -81,6 +94,9 @@ public struct APIRequest: Sendable {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.redirectPolicy = redirectPolicy
+        self.maxResponseBytes = maxResponseBytes
+        self.sensitiveHeaders = sensitiveHeaders
         self.endpoint = endpoint
     }
 

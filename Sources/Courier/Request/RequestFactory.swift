@@ -72,6 +72,9 @@ enum RequestFactory {
             headers: headers,
             body: placed.body,
             timeout: endpoint.timeout ?? configuration.timeout,
+            redirectPolicy: endpoint.redirectPolicy ?? configuration.redirectPolicy,
+            maxResponseBytes: endpoint.maxResponseBytes ?? configuration.maxResponseBytes,
+            sensitiveHeaders: configuration.sensitiveHeaders,
             endpoint: endpoint
         )
     }
