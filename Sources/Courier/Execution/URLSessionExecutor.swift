@@ -7,35 +7,55 @@ import Foundation
 /// The default executor: sends requests with a `URLSession`, on Apple platforms and on Linux
 /// (`FoundationNetworking`).
 ///
-/// Redirects are followed as the session's delegate decides (by default: followed). Cancelling the
-/// calling Swift task cancels the underlying `URLSessionTask` at once, and the call fails with
-/// ``APIError/TransportProblem/cancelled``. A request's ``APIRequest/timeout`` always applies, and a call
-/// that runs out of it fails with ``APIError/TransportProblem/timedOut``.
+/// It keeps Courier's contracts on every platform, whatever `URLSession` does on its own:
+/// - **A timeout is a deadline.** A request's ``APIRequest/timeout`` bounds the whole call (connect,
+///   send, wait, receive); a call that runs out of it fails with ``APIError/TransportProblem/timedOut``,
+///   even when the server keeps sending a byte a second (URLSession's own timeout only measures idle time).
+/// - **Redirects follow the request's ``APIRequest/redirectPolicy``.** Before a hop that changes the
+///   origin (scheme, host or port), every credential is removed: the headers ``SensitiveData`` names and
+///   the request's ``APIRequest/sensitiveHeaders`` (those an auth plugin set). `https` → `http` is refused
+///   unless the policy allows it.
+/// - **Memory is bounded.** The body is counted as it arrives (after content decoding, so a gzip bomb is
+///   stopped as it inflates); the call fails with ``APIError/TransportProblem/responseTooLarge`` the moment it
+///   crosses ``APIRequest/maxResponseBytes``, or at once when `Content-Length` already says so.
+/// - **Cancellation is prompt.** Cancelling the calling Swift task cancels the `URLSessionTask` at once, and
+///   the call fails with ``APIError/TransportProblem/cancelled``.
 ///
-/// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in three places,
-/// which the executor gives it:
-/// - it ignores a timeout passed to `URLRequest(url:cachePolicy:timeoutInterval:)` (only the property
-///   setter counts), so the executor sets the property;
-/// - it truncates timeouts to whole seconds (0.5 s fires at once, 1.5 s after 1 s), so the executor
-///   hands it the next whole second and enforces a fractional timeout itself;
-/// - it never completes a request whose response is a `401` with a `WWW-Authenticate` challenge it
-///   cannot answer (swift-corelibs-foundation#5456). Sessions the executor creates itself
-///   (``init(timeout:)`` and ``shared``) get a delegate that declines such challenges and returns the
-///   `401` response, as Apple platforms do. A session passed to ``init(session:)`` keeps its own
-///   delegate, so give it one that answers `urlSession(_:task:didReceive:completionHandler:)`; without
-///   one such a call ends only at its timeout, as ``APIError/TransportProblem/timedOut``.
+/// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in more places,
+/// which the executor gives it: it never completes a `401` whose `WWW-Authenticate` challenge it cannot
+/// answer (swift-corelibs-foundation#5456), so the executor declines such challenges and returns the `401`;
+/// and it ignores a timeout passed to `URLRequest(url:cachePolicy:timeoutInterval:)`, so the executor sets
+/// the property. It cannot help with one thing: a server that sends a bare status line and closes the
+/// connection makes FoundationNetworking trap (swift-corelibs-foundation#5285), which no executor over
+/// `URLSession` can catch.
+///
+/// Sessions this executor creates (``init(timeout:)``, ``init(configuration:)`` and ``shared``) report
+/// the body as it arrives. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
+/// session hands over the body only when it is complete, so the size limit is checked then (memory is
+/// bounded only by the server), while redirects, 401 challenges, deadlines and cancellation work as above.
 public struct URLSessionExecutor: APIExecutor {
     /// The session that sends requests.
     public let session: URLSession
 
-    /// The delegate of a session this executor created, which reports the tasks' events; `nil` when
-    /// tasks report through completion handlers.
-    private let events: SessionEvents?
+    /// Whether the session's delegate is this executor's own, which reports every task event to the task's
+    /// call; `false` for a session passed to ``init(session:)``.
+    private let reportsEvents: Bool
 
-    /// An executor over `session`.
+    /// An executor over `session`, which keeps its own delegate.
     public init(session: URLSession) {
         self.session = session
-        self.events = nil
+        self.reportsEvents = false
+    }
+
+    /// An executor over a new session with `configuration`.
+    public init(configuration: URLSessionConfiguration) {
+        #if canImport(FoundationNetworking)
+            self.session = URLSession(configuration: configuration, delegate: SessionEvents(), delegateQueue: nil)
+        #else
+            // Apple platforms deliver every event to the task's own delegate; the session needs none.
+            self.session = URLSession(configuration: configuration)
+        #endif
+        self.reportsEvents = true
     }
 
     /// An executor over a new session with the default configuration and `timeout` as the session's
@@ -43,14 +63,7 @@ public struct URLSessionExecutor: APIExecutor {
     public init(timeout: Duration = .seconds(60)) {
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = timeout.timeInterval
-        #if canImport(FoundationNetworking)
-            let events = SessionEvents()
-            self.session = URLSession(configuration: configuration, delegate: events, delegateQueue: nil)
-            self.events = events
-        #else
-            self.session = URLSession(configuration: configuration)
-            self.events = nil
-        #endif
+        self.init(configuration: configuration)
     }
 
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
@@ -59,172 +72,75 @@ public struct URLSessionExecutor: APIExecutor {
     /// Sends `request` and returns the response, whatever its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         var urlRequest = request.urlRequest
-        // Assigned through the property: FoundationNetworking ignores the initializer's timeout.
-        urlRequest.timeoutInterval = Self.transportTimeout(request.timeout)
-        let (data, urlResponse) = try await load(urlRequest, for: request)
-        guard let http = urlResponse as? HTTPURLResponse else {
-            throw APIError(.transport(.other), endpoint: request.endpoint, request: request)
-        }
-        var headers = HTTPHeaders()
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String {
-                headers.add(HTTPHeaderName(rawValue: name), value)
-            }
-        }
+        // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
+        // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`.
+        urlRequest.timeoutInterval = Self.idleTimeout(request.timeout)
+        let call = URLSessionCall(request: request, reportsEvents: reportsEvents)
+        let (data, response) = try await call.run(urlRequest, on: session)
         return APIResponse(
-            statusCode: http.statusCode,
-            headers: headers,
+            statusCode: response.statusCode,
+            headers: HTTPHeaders(response),
             body: .data(data),
-            url: http.url,
+            url: response.url,
             request: request
         )
     }
 
-    /// The timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down,
-    /// so it gets the next whole second and ``Call`` enforces the exact timeout.
-    private static func transportTimeout(_ timeout: Duration) -> TimeInterval {
+    /// The idle timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down
+    /// (0.5 s would fire at once), so it gets the next whole second; the deadline is exact.
+    private static func idleTimeout(_ timeout: Duration) -> TimeInterval {
         #if canImport(FoundationNetworking)
             return max(1, timeout.timeInterval.rounded(.up))
         #else
             return timeout.timeInterval
         #endif
     }
-
-    private func load(_ urlRequest: URLRequest, for request: APIRequest) async throws -> (Data, URLResponse) {
-        let call = Call(request: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let started = call.start { () -> URLSessionDataTask in
-                    let complete: TaskCompletion = { data, response, error in
-                        continuation.resume(with: call.outcome(data: data, response: response, error: error))
-                    }
-                    guard let events else { return session.dataTask(with: urlRequest, completionHandler: complete) }
-                    let task = session.dataTask(with: urlRequest)
-                    events.register(task, completion: complete)
-                    return task
-                }
-                guard let started else {
-                    // Cancelled before the task existed: nothing was sent.
-                    continuation.resume(throwing: APIError.wrapping(CancellationError(), request: request))
-                    return
-                }
-                #if canImport(FoundationNetworking)
-                    // libcurl enforces whole seconds exactly; only a fractional timeout needs a timer of ours.
-                    if request.timeout.timeInterval.rounded(.up) != request.timeout.timeInterval {
-                        call.scheduleTimeout(after: request.timeout)
-                    }
-                #endif
-                started.resume()
-            }
-        } onCancel: {
-            call.cancel()
-        }
-    }
 }
 
-/// What a data task reports when it ends: the body, the response, or the error.
-private typealias TaskCompletion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-
-/// One call's task and how it ended: the calling task's cancellation and the timeout both cancel the
-/// `URLSessionTask`, and this records which one did so that the outcome says so.
-private final class Call: Sendable {
-    private enum State {
-        case notStarted
-        case running(URLSessionDataTask)
-        case cancelled
-        case timedOut
-        case finished
-    }
-
-    private let state = LockedBox<State>(.notStarted)
-    private let request: APIRequest
-
-    init(request: APIRequest) {
-        self.request = request
-    }
-
-    /// Creates the task with `makeTask` and returns it, or returns `nil` when the call was cancelled first.
-    func start(_ makeTask: () -> URLSessionDataTask) -> URLSessionDataTask? {
-        state.withLock { state in
-            guard case .notStarted = state else { return nil }
-            let task = makeTask()
-            state = .running(task)
-            return task
+extension HTTPHeaders {
+    /// The header fields of `response`.
+    init(_ response: HTTPURLResponse) {
+        var fields: [Field] = []
+        let all = response.allHeaderFields
+        fields.reserveCapacity(all.count)
+        for case let (name as String, value as String) in all {
+            fields.append(Field(name: HTTPHeaderName(rawValue: name), value: value))
         }
-    }
-
-    /// The calling task was cancelled.
-    func cancel() {
-        stop(as: .cancelled)
-    }
-
-    /// Fails the call with a timeout after `timeout`, unless it ended before.
-    func scheduleTimeout(after timeout: Duration) {
-        // Weak: a call that ended is released at once rather than kept until its deadline.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { [weak self] in
-            self?.stop(as: .timedOut)
-        }
-    }
-
-    private func stop(as reason: State) {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            switch state {
-            case .notStarted:
-                state = reason
-                return nil
-            case .running(let task):
-                state = reason
-                return task
-            case .cancelled, .timedOut, .finished:
-                return nil
-            }
-        }
-        task?.cancel()
-    }
-
-    /// What the task's completion means for the call.
-    func outcome(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<(Data, URLResponse), any Error> {
-        let previous = state.withLock { state -> State in
-            defer { state = .finished }
-            return state
-        }
-        if let error {
-            if case .timedOut = previous, (error as? URLError)?.code == .cancelled {
-                // Cancelled by the timeout: report it as URLSession reports its own timeouts.
-                return .failure(APIError.wrapping(URLError(.timedOut), request: request))
-            }
-            return .failure(APIError.wrapping(error, request: request))
-        }
-        guard let response else {
-            return .failure(APIError(.transport(.other), endpoint: request.endpoint, request: request))
-        }
-        return .success((data ?? Data(), response))
+        self.init(fields)
     }
 }
 
 #if canImport(FoundationNetworking)
-    /// The delegate of a session that ``URLSessionExecutor`` creates: collects each task's body and hands it,
-    /// with the response or the error, to the completion registered for the task.
-    ///
-    /// It exists for FoundationNetworking, which asks only a session delegate about authentication
-    /// challenges and, without one, never completes a `401` whose challenge it cannot answer.
+    /// The delegate of a session that ``URLSessionExecutor`` creates on Linux: FoundationNetworking reports
+    /// most task events only to the session's delegate, which hands each one to the task's own delegate, the
+    /// ``URLSessionCall`` (redirects already go there directly). No registry and no lock: the task carries
+    /// its call.
     private final class SessionEvents: NSObject, URLSessionDataDelegate, Sendable {
-        private struct Pending {
-            var completion: TaskCompletion
-            var body = Data()
-            /// The `401` whose challenge was declined; the task is then cancelled and this is its response.
-            var declinedChallenge: URLResponse?
-        }
-
-        private let pending = LockedBox<[Int: Pending]>([:])
-
-        /// Routes the events of `task`, which must not have been resumed yet, to `completion`.
-        func register(_ task: URLSessionTask, completion: @escaping TaskCompletion) {
-            pending.withLock { $0[task.taskIdentifier] = Pending(completion: completion) }
+        func urlSession(
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            guard let call = dataTask.delegate as? URLSessionCall else { return completionHandler(.allow) }
+            call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            pending.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+            (dataTask.delegate as? URLSessionCall)?.urlSession(session, dataTask: dataTask, didReceive: data)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard let call = task.delegate as? URLSessionCall else { return completionHandler(request) }
+            call.urlSession(
+                session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                completionHandler: completionHandler)
         }
 
         func urlSession(
@@ -233,28 +149,14 @@ private final class Call: Sendable {
             didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            // A 401 challenge: Courier sends credentials as headers (configuration, endpoint, plugins), so the
-            // 401 itself is the answer. Declining cancels the task; its completion then reports the 401.
-            let response = challenge.failureResponse ?? task.response
-            pending.withLock { $0[task.taskIdentifier]?.declinedChallenge = response }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            guard let call = task.delegate as? URLSessionCall else {
+                return completionHandler(.cancelAuthenticationChallenge, nil)
+            }
+            call.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-            if let declined = entry.declinedChallenge, (error as? URLError)?.code == .cancelled {
-                entry.completion(entry.body, declined, nil)
-            } else if let error {
-                entry.completion(nil, nil, error)
-            } else {
-                entry.completion(entry.body, task.response, nil)
-            }
+            (task.delegate as? URLSessionCall)?.urlSession(session, task: task, didCompleteWithError: error)
         }
-    }
-#else
-    /// Apple platforms answer authentication challenges without a session delegate, so executors there
-    /// never create one and tasks report through completion handlers.
-    private final class SessionEvents: Sendable {
-        func register(_ task: URLSessionTask, completion: @escaping TaskCompletion) {}
     }
 #endif
