@@ -21,6 +21,9 @@ let package = Package(
             path: "Playgrounds",
             swiftSettings: strictSettings
         ),
+        // Makes one call and prints its outcome and the process's peak memory as JSON; the fault integration
+        // tests run it as a child process to bound the memory of a call (Tests/CourierTests/Integration).
+        .executableTarget(name: "CourierProbe", dependencies: ["Courier"], swiftSettings: strictSettings),
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting"],

@@ -1,0 +1,163 @@
+import Courier
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Makes one call with Courier's default `URLSessionExecutor` and prints one line of JSON about it, including
+/// the process's peak resident memory. The fault integration tests run it as a child process to bound the
+/// memory a call may use (a gzip bomb, a huge body) without the test process's own allocations in the way.
+///
+/// ```
+/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]
+/// {"outcome":"error","reason":"transport failure: the response was too large",
+///  "bytes":0,"seconds":0.41,"peakRSSBytes":31457280,"status":200,"sanitizer":null}
+/// ```
+///
+/// Exits 0 whatever the call's outcome; 2 for a bad command line, 1 when the probe itself breaks.
+@main
+struct CourierProbe {
+    struct Options {
+        var url: String
+        var maxResponseBytes = APIConfiguration.defaultMaxResponseBytes
+        var timeout: Duration = .seconds(60)
+    }
+
+    /// The printed line.
+    struct Report: Encodable {
+        var outcome: String
+        var reason: String?
+        var bytes: Int
+        var seconds: Double
+        var peakRSSBytes: Int?
+        var status: Int?
+        /// `"thread"` when the probe runs under ThreadSanitizer, whose shadow memory inflates the peak.
+        var sanitizer: String?
+    }
+
+    static let usage = "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]"
+
+    static func main() async {
+        let options: Options
+        do {
+            options = try parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("CourierProbe: \(error)\n\(usage)\n".utf8))
+            exit(2)
+        }
+
+        let endpoint = GET<Void>(options.url)
+        let configuration = APIConfiguration(
+            timeout: options.timeout,
+            maxResponseBytes: options.maxResponseBytes,
+            executor: URLSessionExecutor.shared
+        )
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report: Report
+        do {
+            let response: APIResponse = try await endpoint.request(using: configuration)
+            report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+        } catch {
+            report = Report(
+                outcome: "error",
+                reason: String(describing: error.reason),
+                bytes: error.response?.data.count ?? 0,
+                seconds: 0,
+                status: error.statusCode
+            )
+        }
+        let elapsed = (clock.now - start).components
+        report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        report.peakRSSBytes = peakResidentBytes()
+        report.sanitizer = runsUnderThreadSanitizer() ? "thread" : nil
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let line = try? encoder.encode(report) else {
+            FileHandle.standardError.write(Data("CourierProbe: cannot encode the report\n".utf8))
+            exit(1)
+        }
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+        exit(0)
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var url: String?
+        var maxResponseBytes: Int?
+        var timeout: Duration?
+        var index = 0
+        func value(after flag: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(description: "\(flag) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--max-response-bytes":
+                let text = try value(after: argument)
+                guard let number = Int(text), number >= 0 else {
+                    throw UsageError(description: "--max-response-bytes \(text) is not a byte count")
+                }
+                maxResponseBytes = number
+            case "--timeout":
+                let text = try value(after: argument)
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds < 86_400 else {
+                    throw UsageError(description: "--timeout \(text) is not a number of seconds")
+                }
+                timeout = .milliseconds(Int((seconds * 1000).rounded()))
+            default:
+                guard url == nil, !argument.hasPrefix("-") else {
+                    throw UsageError(description: "unexpected argument \(argument)")
+                }
+                url = argument
+            }
+            index += 1
+        }
+        guard let url, URL(string: url)?.scheme != nil else {
+            throw UsageError(description: "an absolute URL is needed")
+        }
+        var options = Options(url: url)
+        if let maxResponseBytes { options.maxResponseBytes = maxResponseBytes }
+        if let timeout { options.timeout = timeout }
+        return options
+    }
+
+    /// The peak resident set size: `VmHWM` from `/proc/self/status` on Linux, `ru_maxrss` elsewhere.
+    static func peakResidentBytes() -> Int? {
+        #if os(Linux)
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+            for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                // "VmHWM:	   12345 kB"
+                let fields = line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+                guard let kilobytes = fields.first.flatMap({ Int($0) }) else { return nil }
+                return kilobytes * 1024
+            }
+            return nil
+        #else
+            var usage = rusage()
+            guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
+            return Int(usage.ru_maxrss)  // bytes on Darwin
+        #endif
+    }
+
+    /// Whether the ThreadSanitizer runtime is linked into this process.
+    static func runsUnderThreadSanitizer() -> Bool {
+        #if canImport(Darwin)
+            let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+            let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT on glibc
+        #endif
+        return dlsym(handle, "__tsan_init") != nil
+    }
+}

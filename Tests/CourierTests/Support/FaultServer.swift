@@ -1,0 +1,302 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The misbehaving server that the fault integration tests talk to (`scripts/faultserver.py`).
+///
+/// `scripts/test` starts it beside httpbin and exports three origins of it:
+/// - `COURIER_FAULT_URL`: `http://127.0.0.1:P`;
+/// - `COURIER_FAULT_URL_OTHER_HOST`: `http://127.0.0.2:P`, the same server under another host;
+/// - `COURIER_FAULT_URL_OTHER_PORT`: `http://127.0.0.1:Q`, the same server on another port.
+///
+/// Suites carry ``Testing/Trait/faultServer``: skipped locally without the variables, failed under `CI=true`.
+/// By hand: `scripts/faultserver.sh serve` prints the `export` lines to paste into the shell that runs
+/// `swift test`.
+enum FaultServer {
+    static let environmentKey = "COURIER_FAULT_URL"
+    static let otherHostKey = "COURIER_FAULT_URL_OTHER_HOST"
+    static let otherPortKey = "COURIER_FAULT_URL_OTHER_PORT"
+
+    /// Thrown (so the test fails) when the fault tests must run but no server is configured.
+    struct MissingServer: Error, CustomStringConvertible {
+        let detail: String
+
+        var description: String {
+            "\(detail). Fault tests need the fault server: run `scripts/test` (it starts one and exports "
+                + "\(FaultServer.environmentKey), \(FaultServer.otherHostKey) and \(FaultServer.otherPortKey)), "
+                + "or run `scripts/faultserver.sh serve` and export what it prints before `swift test`."
+        }
+    }
+
+    private static func url(_ key: String) -> URL? {
+        guard let text = ProcessInfo.processInfo.environment[key], !text.isEmpty else { return nil }
+        return URL(string: text)
+    }
+
+    /// The main origin, `http://127.0.0.1:P`.
+    static let main: URL? = url(environmentKey)
+    /// The same server under another host, `http://127.0.0.2:P`.
+    static let otherHost: URL? = url(otherHostKey)
+    /// The same server on another port, `http://127.0.0.1:Q`.
+    static let otherPort: URL? = url(otherPortKey)
+
+    /// The condition behind ``Testing/Trait/faultServer``.
+    static func isAvailable() throws -> Bool {
+        if main != nil, otherHost != nil, otherPort != nil { return true }
+        if HTTPBin.isCI {
+            let missing = [environmentKey, otherHostKey, otherPortKey].filter { url($0) == nil }
+            throw MissingServer(detail: "CI=true but \(missing.joined(separator: ", ")) not set to a URL")
+        }
+        return false
+    }
+
+    /// One of the server's three origins.
+    enum Origin: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case main = "same origin"
+        case otherHost = "other host"
+        case otherPort = "other port"
+
+        var testDescription: String { rawValue }
+
+        /// The origin's base URL, as text without a trailing slash.
+        func baseText() throws -> String {
+            let url: URL? =
+                switch self {
+                case .main: FaultServer.main
+                case .otherHost: FaultServer.otherHost
+                case .otherPort: FaultServer.otherPort
+                }
+            guard var text = url?.absoluteString else {
+                throw MissingServer(detail: "the fault server's \(rawValue) URL is not set")
+            }
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
+    }
+
+    /// A configuration whose base URL is the main origin, with the real `URLSessionExecutor`.
+    static func configuration(
+        timeout: Duration = .seconds(10),
+        headers: HTTPHeaders = [:],
+        redirectPolicy: RedirectPolicy = .follow,
+        maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
+        sensitiveHeaders: Set<HTTPHeaderName> = [],
+        plugins: [any APIPlugin] = []
+    ) throws -> APIConfiguration {
+        guard let main else { throw MissingServer(detail: "\(environmentKey) is not set") }
+        return APIConfiguration(
+            baseURL: main,
+            headers: headers,
+            timeout: timeout,
+            redirectPolicy: redirectPolicy,
+            maxResponseBytes: maxResponseBytes,
+            sensitiveHeaders: sensitiveHeaders,
+            executor: URLSessionExecutor.shared,
+            plugins: plugins
+        )
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite against the fault server named by `COURIER_FAULT_URL` (and its two other origins):
+    /// skipped locally without it, failed under `CI=true`.
+    static var faultServer: Self {
+        .enabled(
+            if: try FaultServer.isAvailable(),
+            "needs the fault server: COURIER_FAULT_URL is not set (scripts/test starts one and sets it)"
+        )
+    }
+}
+
+// MARK: - Calls that must end
+
+/// How a call bounded by ``bounded(within:_:)`` ended.
+enum BoundedOutcome<Value: Sendable>: Sendable {
+    case returned(Value)
+    case failed(APIError)
+    /// Still running at the hard limit; it was cancelled.
+    case didNotEnd
+
+    var error: APIError? {
+        if case .failed(let error) = self { return error }
+        return nil
+    }
+
+    var value: Value? {
+        if case .returned(let value) = self { return value }
+        return nil
+    }
+}
+
+/// Runs `call`, but cancels it after `limit`, so that a test of a hang fails instead of hanging the run.
+///
+/// Returns the outcome and how long the call took (up to its end after the cancellation).
+func bounded<Value: Sendable>(
+    within limit: Duration,
+    _ call: @escaping @Sendable () async throws(APIError) -> Value
+) async -> (outcome: BoundedOutcome<Value>, elapsed: Duration) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let finished = Locked(false)
+    let cutOff = Locked(false)
+    let task = Task { () async -> BoundedOutcome<Value> in
+        let outcome: BoundedOutcome<Value>
+        do throws(APIError) {
+            outcome = .returned(try await call())
+        } catch {
+            outcome = .failed(error)
+        }
+        finished.withLock { $0 = true }
+        return outcome
+    }
+    let watchdog = Task {
+        try? await Task.sleep(for: limit)
+        guard !Task.isCancelled, !finished.current else { return }
+        cutOff.withLock { $0 = true }
+        task.cancel()
+    }
+    let outcome = await task.value
+    watchdog.cancel()
+    return (cutOff.current ? .didNotEnd : outcome, clock.now - start)
+}
+
+// MARK: - The peak-memory probe
+
+/// Runs the `CourierProbe` executable (`Sources/CourierProbe`) as a child process: one call with the default
+/// `URLSessionExecutor`, reported as JSON with the child's peak resident memory.
+enum Probe {
+    /// The probe's report line.
+    struct Report: Decodable, Sendable, CustomStringConvertible {
+        var outcome: String
+        var reason: String?
+        var bytes: Int
+        var seconds: Double
+        var peakRSSBytes: Int?
+        var status: Int?
+        var sanitizer: String?
+
+        var description: String {
+            "\(outcome) \(reason ?? "-") bytes=\(bytes) seconds=\(seconds) "
+                + "peakRSS=\((peakRSSBytes ?? 0) / 1_048_576) MiB status=\(status.map(String.init) ?? "-")"
+                + (sanitizer.map { " sanitizer=\($0)" } ?? "")
+        }
+    }
+
+    struct ProbeFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Where the probe binary is: `COURIER_PROBE_PATH`, else next to the test binary (the build folder of
+    /// this very build, also under `--scratch-path`), else `<package>/.build/debug/CourierProbe`.
+    static func executable() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["COURIER_PROBE_PATH"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        var folders: [URL] = []
+        if let first = CommandLine.arguments.first, first.contains("/") {
+            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        if let executable = Bundle.main.executableURL {
+            folders.append(executable.deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        // <package>/Tests/CourierTests/Support/FaultServer.swift → <package>/.build/debug
+        let package = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        folders.append(package.appendingPathComponent(".build/debug"))
+
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("CourierProbe")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw ProbeFailure(
+            description: "the CourierProbe executable was not found in "
+                + folders.map(\.path).joined(separator: ", ")
+                + ". Build it first (`swift build --build-tests` builds it; scripts/test does), "
+                + "or set COURIER_PROBE_PATH."
+        )
+    }
+
+    /// Runs the probe on `url` and returns its report; kills it after `limit`.
+    static func run(
+        _ url: String,
+        maxResponseBytes: Int? = nil,
+        timeout: Duration? = nil,
+        killAfter limit: Duration = .seconds(60)
+    ) async throws -> Report {
+        let executable = try executable()
+        var arguments = [url]
+        if let maxResponseBytes { arguments += ["--max-response-bytes", String(maxResponseBytes)] }
+        if let timeout {
+            let parts = timeout.components
+            let seconds = Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+            arguments += ["--timeout", String(seconds)]
+        }
+        let limitSeconds = Double(limit.components.seconds)
+        let probeArguments = arguments
+
+        // The child is waited for on a Dispatch thread, never on the tests' cooperative pool.
+        let result: Result<(Data, Data, Int32, Bool), any Error> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = probeArguments
+                let output = Pipe()
+                let errors = Pipe()
+                process.standardOutput = output
+                process.standardError = errors
+                let killed = Locked<Bool>(false)
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                    return
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + limitSeconds) {
+                    if process.isRunning {
+                        killed.withLock { $0 = true }
+                        process.terminate()
+                    }
+                }
+                let errorData = Locked(Data())
+                let errorReader = DispatchGroup()
+                errorReader.enter()
+                DispatchQueue.global().async {
+                    let data = errors.fileHandleForReading.readDataToEndOfFile()
+                    errorData.withLock { $0 = data }
+                    errorReader.leave()
+                }
+                let outputData = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                errorReader.wait()
+                continuation.resume(
+                    returning: .success((outputData, errorData.current, process.terminationStatus, killed.current))
+                )
+            }
+        }
+        let (output, errorOutput, status, killed) = try result.get()
+        let errorText = String(decoding: errorOutput, as: UTF8.self)
+        if killed {
+            throw ProbeFailure(description: "the probe did not end within \(limit) and was killed: \(url)")
+        }
+        guard status == 0 else {
+            throw ProbeFailure(description: "the probe exited with \(status) for \(url): \(errorText)")
+        }
+        do {
+            return try JSONDecoder().decode(Report.self, from: output)
+        } catch {
+            throw ProbeFailure(
+                description: "unreadable probe output for \(url): \(String(decoding: output, as: UTF8.self)) "
+                    + errorText
+            )
+        }
+    }
+}

@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+"""scripts/faultserver.py - a misbehaving HTTP/1.1 server for Courier's fault tests.
+
+Python standard library only. HTTP/1.1 is written by hand on raw sockets, so the
+server can do what a correct server never does: stall, lie about lengths, send
+gzip bombs, garbage status lines, endless bodies.
+
+It listens on THREE origins, so redirect tests can change host and port:
+
+    http://127.0.0.1:P     COURIER_FAULT_URL
+    http://127.0.0.2:P     COURIER_FAULT_URL_OTHER_HOST  (same port, other host;
+                           Linux routes all of 127/8 to lo. On macOS run
+                           `sudo ifconfig lo0 alias 127.0.0.2` first, or the
+                           server falls back to http://localhost:P)
+    http://127.0.0.1:Q     COURIER_FAULT_URL_OTHER_PORT  (same host, other port)
+
+Usage (scripts/faultserver.sh starts and stops it for scripts/test):
+
+    python3 scripts/faultserver.py [--env-file F] [--log F] [--cache-dir D]
+
+Once all sockets listen it prints the three `NAME=url` lines on stdout and, with
+--env-file, writes them to that file (written last, atomically: its presence
+means "ready"). Every request is logged to --log (default: stderr).
+
+Every response carries `Connection: close`; one request per connection.
+Routes (any method; parameters in the query string):
+
+  /headers                     200 JSON {"headers": {...}, "method", "path", "body"}:
+                               the request headers exactly as received (names as
+                               spelled by the client, repeated ones joined with ", ")
+  /redirect?to=URL&status=302  that 3xx status with `Location: URL` (absolute or relative)
+  /redirect-loop               302 to itself, forever
+  /slow-body?bytes=60&interval=1
+                               Content-Length: bytes, then one byte every interval s
+  /endless-chunked?interval=1  chunked, a small chunk every interval s, never ends
+                               (stops when the client disconnects)
+  /slow-headers?delay=10       sends nothing for delay s, then a small 200
+  /gzip-bomb?mb=1024           Content-Encoding: gzip, correct Content-Length, body =
+                               gzip of mb MiB of zeros (~1 MB on the wire for 1024;
+                               built once per mb, cached in memory and in --cache-dir;
+                               mb=1024 is built in the background at start-up)
+  /big?mb=N (or ?bytes=N)      N MiB (N bytes) of JSON-ish filler, Content-Length, streamed
+  /big-chunked?mb=N            the same, Transfer-Encoding: chunked, no Content-Length
+  /big-declared?mb=N&pause=0   Content-Length of N MiB in the headers, then (after pause s)
+                               the body: a client may reject it on the header alone
+  /bare-status                 exactly "HTTP/1.1 200 OK\\r\\n", then close.
+                               !! FoundationNetworking TRAPS on this (swift-corelibs-foundation
+                               #5285, still in Swift 6.3.1): never call it from tests that use
+                               URLSessionExecutor; it is for the AsyncHTTPClient executor.
+  /truncated                   Content-Length: 100, sends 10 bytes, closes
+  /garbage-status              "HTXP/9 abc\\r\\n\\r\\n", then close
+  /huge-headers?kb=1024        200 with ~kb KiB of response headers
+  /no-content-with-body        204 followed by a body anyway
+  /basic-challenge             401 with WWW-Authenticate: Basic realm="x"
+  /status/<code>               that status, small JSON body
+  anything else                404
+"""
+
+import argparse
+import errno
+import http
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+import zlib
+
+MIB = 1 << 20
+MAX_REQUEST_HEAD = 256 * 1024  # bytes of request line + headers we accept
+READ_TIMEOUT = 30.0  # seconds to wait for a request head
+MAX_MB = 16 * 1024  # refuse absurd sizes (a typo should not eat the disk or the CPU)
+
+
+class ClientGone(Exception):
+    """The client closed the connection (or it broke)."""
+
+
+class BadRequest(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Logging
+
+_log_lock = threading.Lock()
+_log_file = sys.stderr
+
+
+def log(message):
+    line = "%s %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()), message)
+    with _log_lock:
+        try:
+            _log_file.write(line)
+            _log_file.flush()
+        except (OSError, ValueError):
+            pass
+
+
+# ---------------------------------------------------------------------------
+# Gzip bombs, built once per size
+
+_bomb_lock = threading.Lock()
+_bomb_events = {}  # mb -> threading.Event set when built
+_bombs = {}  # mb -> bytes
+_cache_dir = None
+
+
+def _build_bomb(mb):
+    path = os.path.join(_cache_dir, "gzip-bomb-%d.gz" % mb) if _cache_dir else None
+    if path and os.path.isfile(path):
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":
+            return data
+    started = time.monotonic()
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31: gzip container
+    zeros = bytes(16 * MIB)
+    parts = []
+    left = mb * MIB
+    while left > 0:
+        piece = zeros if left >= len(zeros) else zeros[:left]
+        parts.append(compressor.compress(piece))
+        left -= len(piece)
+    parts.append(compressor.flush())
+    data = b"".join(parts)
+    log("gzip-bomb mb=%d built: %d bytes in %.1f s" % (mb, len(data), time.monotonic() - started))
+    if path:
+        try:
+            os.makedirs(_cache_dir, exist_ok=True)
+            temporary = "%s.%d.tmp" % (path, os.getpid())
+            with open(temporary, "wb") as f:
+                f.write(data)
+            os.replace(temporary, path)
+        except OSError as error:
+            log("gzip-bomb cache not written: %s" % error)
+    return data
+
+
+def gzip_bomb(mb):
+    with _bomb_lock:
+        event = _bomb_events.get(mb)
+        builder = event is None
+        if builder:
+            event = _bomb_events[mb] = threading.Event()
+    if builder:
+        try:
+            _bombs[mb] = _build_bomb(mb)
+        finally:
+            event.set()
+    event.wait()
+    data = _bombs.get(mb)
+    if data is None:
+        raise RuntimeError("gzip bomb of %d MiB could not be built" % mb)
+    return data
+
+
+# ---------------------------------------------------------------------------
+# Connection helpers
+
+
+class Connection:
+    def __init__(self, sock, peer, origin):
+        self.sock = sock
+        self.peer = peer
+        self.origin = origin
+        self.sent = 0
+
+    def send(self, data):
+        try:
+            self.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout) as error:
+            raise ClientGone(str(error))
+        except OSError as error:
+            if error.errno in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.ESHUTDOWN):
+                raise ClientGone(str(error))
+            raise
+        self.sent += len(data)
+
+    def client_closed(self):
+        """True when the client has closed its side (EOF or error pending), without blocking."""
+        try:
+            readable, _, errored = select.select([self.sock], [], [self.sock], 0)
+        except (OSError, ValueError):
+            return True
+        if errored:
+            return True
+        if not readable:
+            return False
+        try:
+            peeked = self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        return peeked == b""
+
+    def wait(self, seconds):
+        """Sleeps `seconds`, but raises ClientGone as soon as the client disconnects."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if self.client_closed():
+                raise ClientGone("client closed while the server waited")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, 0.05))
+
+
+def status_line(code):
+    try:
+        phrase = http.HTTPStatus(code).phrase
+    except ValueError:
+        phrase = "Unknown"
+    return "HTTP/1.1 %d %s\r\n" % (code, phrase)
+
+
+def head(code, headers):
+    lines = [status_line(code)]
+    names = {name.lower() for name, _ in headers}
+    for name, value in headers:
+        lines.append("%s: %s\r\n" % (name, value))
+    if "connection" not in names:
+        lines.append("Connection: close\r\n")
+    if "date" not in names:
+        lines.append("Date: %s\r\n" % time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime()))
+    lines.append("Server: courier-faultserver\r\n\r\n")
+    return "".join(lines).encode("latin-1")
+
+
+def respond(conn, code, body=b"", content_type="application/json", extra=()):
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    headers = [("Content-Type", content_type), ("Content-Length", str(len(body)))]
+    headers.extend(extra)
+    conn.send(head(code, headers) + body)
+
+
+def json_body(value):
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# ---------------------------------------------------------------------------
+# Reading a request
+
+
+def read_request(sock):
+    """Returns (method, target, version, [(name, value)], body) or None when the client sent nothing."""
+    sock.settimeout(READ_TIMEOUT)
+    buffer = b""
+    while b"\r\n\r\n" not in buffer:
+        if len(buffer) > MAX_REQUEST_HEAD:
+            raise BadRequest("request head larger than %d bytes" % MAX_REQUEST_HEAD)
+        chunk = sock.recv(65536)
+        if not chunk:
+            if buffer:
+                raise BadRequest("connection closed inside the request head")
+            return None
+        buffer += chunk
+    head_bytes, _, rest = buffer.partition(b"\r\n\r\n")
+    lines = head_bytes.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3:
+        raise BadRequest("bad request line %r" % lines[0])
+    method, target, version = parts
+    headers = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        if line[0] in " \t" and headers:  # obsolete line folding
+            name, value = headers[-1]
+            headers[-1] = (name, value + " " + line.strip())
+            continue
+        name, colon, value = line.partition(":")
+        if not colon:
+            raise BadRequest("bad header line %r" % line)
+        headers.append((name.strip(), value.strip()))
+
+    body = rest
+    length = None
+    chunked = False
+    for name, value in headers:
+        if name.lower() == "content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                raise BadRequest("bad Content-Length %r" % value)
+        elif name.lower() == "transfer-encoding" and "chunked" in value.lower():
+            chunked = True
+    if length is not None:
+        while len(body) < length:
+            chunk = sock.recv(min(65536, length - len(body)))
+            if not chunk:
+                raise BadRequest("connection closed inside the request body")
+            body += chunk
+        body = body[:length]
+    elif chunked:
+        body = read_chunked(sock, body)
+    else:
+        body = b""
+    return method, target, version, headers, body
+
+
+def read_chunked(sock, buffer):
+    body = b""
+
+    def fill(predicate):
+        nonlocal buffer
+        while not predicate():
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise BadRequest("connection closed inside a chunked request body")
+            buffer += chunk
+
+    while True:
+        fill(lambda: b"\r\n" in buffer)
+        size_line, _, buffer = buffer.partition(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0].strip(), 16)
+        except ValueError:
+            raise BadRequest("bad chunk size %r" % size_line)
+        if size == 0:
+            fill(lambda: buffer.startswith(b"\r\n") or b"\r\n\r\n" in buffer)
+            return body
+        fill(lambda: len(buffer) >= size + 2)
+        body += buffer[:size]
+        buffer = buffer[size + 2 :]
+
+
+# ---------------------------------------------------------------------------
+# Routes
+
+
+def number(query, name, default, kind=int, minimum=0, maximum=None):
+    values = query.get(name)
+    if not values:
+        return default
+    try:
+        value = kind(values[0])
+    except ValueError:
+        raise BadRequest("parameter %s=%r is not a %s" % (name, values[0], kind.__name__))
+    if value < minimum or (maximum is not None and value > maximum):
+        raise BadRequest("parameter %s=%r is out of range" % (name, values[0]))
+    return value
+
+
+def size_in_bytes(query, default_mb=1):
+    if query.get("bytes"):
+        return number(query, "bytes", 0, maximum=MAX_MB * MIB)
+    return number(query, "mb", default_mb, maximum=MAX_MB) * MIB
+
+
+FILLER_LINE = b'{"filler": "' + b"courier fault server " * 4 + b'"},\n'
+
+
+def filler(total):
+    """Yields `total` bytes of JSON-ish filler in pieces of about 64 KiB."""
+    block = FILLER_LINE * (65536 // len(FILLER_LINE) + 1)
+    block = block[:65536]
+    left = total
+    while left > 0:
+        piece = block if left >= len(block) else block[:left]
+        yield piece
+        left -= len(piece)
+
+
+def route_headers(conn, method, path, headers, body):
+    echoed = {}
+    spelling = {}
+    for name, value in headers:
+        key = name.lower()
+        if key in spelling:
+            echoed[spelling[key]] += ", " + value
+        else:
+            spelling[key] = name
+            echoed[name] = value
+    respond(
+        conn,
+        200,
+        json_body(
+            {
+                "headers": echoed,
+                "method": method,
+                "path": path,
+                "origin": conn.origin,
+                "body": body.decode("utf-8", "replace"),
+            }
+        ),
+    )
+
+
+def route(conn, method, target, headers, body):
+    parsed = urllib.parse.urlsplit(target)
+    path = parsed.path
+    query = urllib.parse.parse_qs(parsed.query, keep_blank_values=True)
+
+    if path == "/headers":
+        return route_headers(conn, method, path, headers, body)
+
+    if path == "/redirect":
+        to = (query.get("to") or [""])[0]
+        if not to:
+            raise BadRequest("/redirect needs ?to=URL")
+        code = number(query, "status", 302, minimum=300, maximum=399)
+        return respond(conn, code, json_body({"redirect": to}), extra=[("Location", to)])
+
+    if path == "/redirect-loop":
+        return respond(conn, 302, json_body({"redirect": "/redirect-loop"}), extra=[("Location", "/redirect-loop")])
+
+    if path == "/slow-body":
+        total = number(query, "bytes", 60, maximum=10 * MIB)
+        interval = number(query, "interval", 1.0, kind=float, maximum=3600)
+        conn.send(head(200, [("Content-Type", "text/plain"), ("Content-Length", str(total))]))
+        for _ in range(total):
+            conn.wait(interval)
+            conn.send(b".")
+        return
+
+    if path == "/endless-chunked":
+        interval = number(query, "interval", 1.0, kind=float, maximum=3600)
+        conn.send(head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")]))
+        count = 0
+        while True:
+            payload = b"chunk %d\n" % count
+            conn.send(b"%x\r\n%s\r\n" % (len(payload), payload))
+            count += 1
+            conn.wait(interval)
+
+    if path == "/slow-headers":
+        delay = number(query, "delay", 10.0, kind=float, maximum=3600)
+        conn.wait(delay)
+        return respond(conn, 200, json_body({"slept": delay}))
+
+    if path == "/gzip-bomb":
+        mb = number(query, "mb", 1024, minimum=1, maximum=MAX_MB)
+        data = gzip_bomb(mb)
+        conn.send(
+            head(
+                200,
+                [
+                    ("Content-Type", "application/octet-stream"),
+                    ("Content-Encoding", "gzip"),
+                    ("Content-Length", str(len(data))),
+                ],
+            )
+        )
+        view = memoryview(data)
+        for start in range(0, len(data), 65536):
+            conn.send(view[start : start + 65536])
+        return
+
+    if path in ("/big", "/big-declared"):
+        total = size_in_bytes(query)
+        conn.send(head(200, [("Content-Type", "application/json"), ("Content-Length", str(total))]))
+        if path == "/big-declared":
+            conn.wait(number(query, "pause", 0.0, kind=float, maximum=3600))
+        for piece in filler(total):
+            conn.send(piece)
+        return
+
+    if path == "/big-chunked":
+        total = size_in_bytes(query)
+        conn.send(head(200, [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")]))
+        for piece in filler(total):
+            conn.send(b"%x\r\n" % len(piece) + piece + b"\r\n")
+        conn.send(b"0\r\n\r\n")
+        return
+
+    if path == "/bare-status":
+        # FoundationNetworking traps on this (swift-corelibs-foundation #5285). Not for URLSession tests.
+        conn.send(b"HTTP/1.1 200 OK\r\n")
+        return
+
+    if path == "/truncated":
+        conn.send(head(200, [("Content-Type", "text/plain"), ("Content-Length", "100")]) + b"0123456789")
+        return
+
+    if path == "/garbage-status":
+        conn.send(b"HTXP/9 abc\r\n\r\n")
+        return
+
+    if path == "/huge-headers":
+        kb = number(query, "kb", 1024, maximum=64 * 1024)
+        value = "h" * 1000
+        extra = [("X-Filler-%d" % i, value) for i in range(max(1, kb * 1024 // (len(value) + 16)))]
+        return respond(conn, 200, json_body({"headerKiB": kb}), extra=extra)
+
+    if path == "/no-content-with-body":
+        body = b"this body should not be here on a 204\n"
+        conn.send(head(204, [("Content-Type", "text/plain")]) + body)
+        return
+
+    if path == "/basic-challenge":
+        return respond(
+            conn,
+            401,
+            json_body({"authenticated": False}),
+            extra=[("WWW-Authenticate", 'Basic realm="x"')],
+        )
+
+    if path.startswith("/status/"):
+        try:
+            code = int(path[len("/status/") :])
+        except ValueError:
+            raise BadRequest("bad status %r" % path)
+        if not 100 <= code <= 999:
+            raise BadRequest("bad status %r" % path)
+        if code in (204, 304) or code < 200:
+            conn.send(head(code, []))
+            return
+        return respond(conn, code, json_body({"status": code}))
+
+    return respond(conn, 404, json_body({"error": "no route %s" % path}))
+
+
+# ---------------------------------------------------------------------------
+# Serving
+
+
+def handle(sock, peer, origin):
+    conn = Connection(sock, peer, origin)
+    request_line = "-"
+    started = time.monotonic()
+    outcome = "ok"
+    try:
+        request = read_request(sock)
+        if request is None:
+            outcome = "no request"
+            return
+        method, target, version, headers, body = request
+        request_line = "%s %s %s" % (method, target, version)
+        sock.settimeout(None)
+        try:
+            route(conn, method, target, headers, body)
+        except BadRequest as error:
+            outcome = "bad request: %s" % error
+            respond(conn, 400, json_body({"error": str(error)}))
+    except ClientGone as error:
+        outcome = "client gone (%s)" % error
+    except BadRequest as error:
+        outcome = "bad request: %s" % error
+        try:
+            respond(conn, 400, json_body({"error": str(error)}))
+        except (ClientGone, OSError):
+            pass
+    except socket.timeout:
+        outcome = "timed out reading the request"
+    except Exception as error:  # keep serving whatever happens to one connection
+        outcome = "server error: %r" % error
+    finally:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        sock.close()
+        log(
+            "%s <- %s:%d %s -> %s (%d bytes sent, %.2f s)"
+            % (origin, peer[0], peer[1], request_line, outcome, conn.sent, time.monotonic() - started)
+        )
+
+
+def serve(listener, origin):
+    while True:
+        try:
+            sock, peer = listener.accept()
+        except OSError as error:
+            if error.errno in (errno.EINTR, errno.ECONNABORTED, errno.EMFILE, errno.ENFILE):
+                time.sleep(0.05)
+                continue
+            log("listener %s stopped: %s" % (origin, error))
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=handle, args=(sock, peer, origin), daemon=True).start()
+
+
+def listen(host, port):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def open_listeners(port=0, other_port=0, attempts=50):
+    """Binds 127.0.0.1:P, 127.0.0.2:P (or falls back to localhost) and 127.0.0.1:Q."""
+    last_error = None
+    for _ in range(attempts if port == 0 else 1):
+        main = listen("127.0.0.1", port)
+        p = main.getsockname()[1]
+        try:
+            other_host = listen("127.0.0.2", p)
+            other_host_url = "http://127.0.0.2:%d" % p
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                main.close()
+                last_error = error
+                continue
+            # 127.0.0.2 is not configured (macOS without `ifconfig lo0 alias 127.0.0.2`): another host
+            # name for the same socket is still another origin.
+            log("cannot bind 127.0.0.2 (%s); other host falls back to localhost" % error)
+            other_host = None
+            other_host_url = "http://localhost:%d" % p
+        other_port = listen("127.0.0.1", other_port)
+        q = other_port.getsockname()[1]
+        return [
+            (main, "http://127.0.0.1:%d" % p),
+            (other_host, other_host_url),
+            (other_port, "http://127.0.0.1:%d" % q),
+        ]
+    raise SystemExit("faultserver: no port P free on both 127.0.0.1 and 127.0.0.2: %s" % last_error)
+
+
+def main():
+    global _log_file, _cache_dir
+    parser = argparse.ArgumentParser(description="Misbehaving HTTP/1.1 server for Courier's fault tests.")
+    parser.add_argument("--port", type=int, default=0, help="port P (default: a free one)")
+    parser.add_argument("--other-port", type=int, default=0, help="port Q (default: a free one)")
+    parser.add_argument("--env-file", help="write NAME=url lines here once listening (atomically)")
+    parser.add_argument("--log", help="append the request log here (default: stderr)")
+    parser.add_argument("--cache-dir", help="keep built gzip bombs here across runs")
+    parser.add_argument("--no-warm", action="store_true", help="do not build /gzip-bomb?mb=1024 at start-up")
+    arguments = parser.parse_args()
+
+    if arguments.log:
+        _log_file = open(arguments.log, "a", buffering=1)
+    _cache_dir = arguments.cache_dir
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    signal.signal(signal.SIGINT, lambda *_: os._exit(0))
+
+    listeners = open_listeners(arguments.port, arguments.other_port)
+    names = ["COURIER_FAULT_URL", "COURIER_FAULT_URL_OTHER_HOST", "COURIER_FAULT_URL_OTHER_PORT"]
+    for sock, origin in listeners:
+        if sock is not None:
+            threading.Thread(target=serve, args=(sock, origin), daemon=True).start()
+    lines = "".join("%s=%s\n" % (name, origin) for name, (_, origin) in zip(names, listeners))
+    log("listening: " + ", ".join(origin for _, origin in listeners))
+    if not arguments.no_warm:
+        threading.Thread(target=gzip_bomb, args=(1024,), daemon=True).start()
+    if arguments.env_file:
+        temporary = "%s.%d.tmp" % (arguments.env_file, os.getpid())
+        with open(temporary, "w") as f:
+            f.write(lines)
+        os.replace(temporary, arguments.env_file)
+    sys.stdout.write(lines)
+    sys.stdout.flush()
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
