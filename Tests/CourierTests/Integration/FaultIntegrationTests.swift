@@ -68,12 +68,12 @@ struct FaultIntegrationTests {
             try await route.call(using: configuration)
         }
 
-        // THEN it fails as a timeout, no earlier than the timeout and less than a second after it
+        // THEN it fails as a timeout, no earlier than the timeout and soon after it (2 s of slack for a loaded machine)
         #expect(outcome.value == nil, "the call succeeded after \(elapsed)")
         try #require(outcome.isEnded, "the call was still running after \(Self.hardLimit): the timeout is idle")
         #expect(outcome.error?.reason == .transport(.timedOut), "got \(String(describing: outcome.error?.reason))")
         #expect(elapsed >= route.timeout - .milliseconds(50), "ended after \(elapsed)")
-        #expect(elapsed < route.timeout + .seconds(1), "timed out after \(elapsed)")
+        #expect(elapsed < route.timeout + .seconds(2), "timed out after \(elapsed)")
     }
 
     // MARK: - Size limits
@@ -98,7 +98,7 @@ struct FaultIntegrationTests {
 
         #expect(outcome.value == nil, "got all \(outcome.value?.data.count ?? 0) bytes")
         #expect(outcome.error?.reason == .transport(.responseTooLarge), "got \(String(describing: outcome.error))")
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
     @Test("An endpoint's maxResponseBytes wins over the configuration's, both ways")
@@ -221,7 +221,7 @@ struct FaultIntegrationTests {
 
         #expect(outcome.error?.reason == .unacceptableStatus(.unauthorized), "got \(String(describing: outcome))")
         #expect(outcome.error?.response?.headers["WWW-Authenticate"] == #"Basic realm="x""#)
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
     @Test("A 503 from the fault server is .serverError (the server itself works)")
