@@ -133,7 +133,7 @@ def e2e_rows(path):
     with open(path, encoding="utf-8") as file:
         report = json.load(file)
     results = sorted(report["results"], key=lambda result: result["concurrency"])  # sides keep their order
-    rows = []
+    rows, cpu_rows = [], []
     for result in results:
         raw, side = result["raw_seconds"], result["side_seconds"]
         if not raw or len(raw) != len(side):
@@ -146,7 +146,15 @@ def e2e_rows(path):
         rows.append((label, "throughput, alternating", time_text(statistics.median(side) / calls * 1e9) + "/call",
                      time_text(statistics.median(raw) / calls * 1e9) + "/call", f"{ratio:.3f}×",
                      spread(ratios, "rounds"), target, verdict(check(ratio)) if check else ""))
-    return rows, report
+        # The process's CPU time per call over the same blocks: less sensitive to other work on the machine than
+        # wall time, and what the executor's own work costs. Shown for plain Courier, without a target.
+        raw_cpu, side_cpu = result.get("raw_cpu_seconds", []), result.get("side_cpu_seconds", [])
+        if result["side"] == "courier" and raw_cpu and len(raw_cpu) == len(side_cpu):
+            cpu_ratios = [r / s for r, s in zip(raw_cpu, side_cpu)]
+            cpu_rows.append((label, "CPU time, alternating", time_text(statistics.median(side_cpu) / calls * 1e9)
+                             + "/call", time_text(statistics.median(raw_cpu) / calls * 1e9) + "/call",
+                             f"{statistics.median(cpu_ratios):.3f}×", spread(cpu_ratios, "rounds"), "", ""))
+    return rows + cpu_rows, report
 
 
 def probe_rows(path):
@@ -203,8 +211,11 @@ def main():
               f"{e2e['warmup_rounds']} warm-up, each timing a block of raw and a block of the side back to back in "
               "ABBA order; the ratio is the median of the per-round throughput ratios (raw block time / side block "
               "time, > 1 = Courier faster), Spread their range; times are per call (block time / calls, with "
-              "32 calls in flight at c32). Sides: courier = default URLSessionExecutor.shared, 3-plugins = "
-              "three no-op plugins, data-for = an executor that only calls URLSession.data(for:) (diagnostic).")
+              "32 calls in flight at c32); CPU time is the whole process's (all threads) over the same blocks, its "
+              "ratio raw / Courier. Sides: courier = the default URLSessionExecutor.shared; courier-3-plugins = "
+              "with three no-op plugins; courier-data-for = over an executor that only calls "
+              "URLSession.data(for:) (diagnostic: executor vs pipeline cost); raw-again = raw against itself "
+              "(control: shows the noise).")
     return 0
 
 

@@ -72,7 +72,7 @@ enum EndToEnd {
         let call: @Sendable () async throws -> [Repository]
     }
 
-    static func main(_ arguments: [String]) async throws {
+    static func main(_ arguments: [String], endpoints: Endpoints) async throws {
         let options = try parse(arguments)
         guard let server = options.server else { throw Failure("no server URL\n\n\(usage)") }
         if let docroot = options.docroot {
@@ -82,7 +82,7 @@ enum EndToEnd {
         }
         let url = server.appendingPathComponent("users/octocat/repos.json")
         let raw = rawSide(url)
-        let all = try await courierSides(server) + [rawSide(url, name: "raw-again")]
+        let all = courierSides(server, endpoints.repos) + [rawSide(url, name: "raw-again")]
 
         if let only = options.only {
             guard let side = ([raw] + all).first(where: { $0.name == only }) else {
@@ -144,8 +144,7 @@ enum EndToEnd {
         }
     }
 
-    static func courierSides(_ server: URL) async throws -> [Side] {
-        let repos = await Endpoints().repos
+    static func courierSides(_ server: URL, _ repos: GET<String>) -> [Side] {
         let plain = APIConfiguration(baseURL: server)  // executor: URLSessionExecutor.shared
         let plugins = plain.with(plugins: [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()])
         let dataFor = plain.with(executor: DataForExecutor(session: URLSession(configuration: .default)))
