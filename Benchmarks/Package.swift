@@ -29,9 +29,15 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
-        // One side of one benchmark in a loop, for valgrind --tool=callgrind and other profilers.
+        // One side of one build or decode benchmark in a loop, for valgrind --tool=callgrind and other profilers.
         .executableTarget(
             name: "CourierProfile",
+            dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
+        ),
+        // End to end against nginx: Courier and raw URLSession alternated in rounds in one process, outside the
+        // benchmark harness (whose malloc interposer would tax every allocation); `scripts/bench e2e` runs it.
+        .executableTarget(
+            name: "CourierE2E",
             dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
         ),
     ]
