@@ -199,7 +199,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         guard let data = response?.body.data, !data.isEmpty else { return nil }
         // Decode a little more than needed, then cut on a character boundary.
         let text = String(decoding: data.prefix(800), as: UTF8.self)
-        let redactor = Redactor(request: request)
+        let redactor = self.redactor
         guard text.count > 200 || data.count > 800 else { return redactor.scrub(text) }
         return redactor.scrub(String(text.prefix(200))) + "…"
     }
@@ -211,12 +211,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
     /// the cause repeats (a server's message, an underlying error's text) is masked, and so are the secrets of
     /// any URL in it.
     public var description: String {
-        Redactor(request: request).scrub("\(endpoint): \(cause)")
+        redactor.scrub("\(endpoint): \(cause)")
     }
 
     /// The ``description``, then the request, the response and the underlying error, all redacted.
     public var debugDescription: String {
-        let redactor = Redactor(request: request)
+        let redactor = self.redactor
         var parts = [description]
         if let request { parts.append("request: \(request)") }
         if let response { parts.append("response: \(response)") }
@@ -228,7 +228,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
     /// the underlying error is a redacted summary (a `URLError`'s failing URL, for one, can hold query secrets).
     /// `dump(error)` prints it.
     public var customMirror: Mirror {
-        let redactor = Redactor(request: request)
+        let redactor = self.redactor
         return Mirror(
             self,
             children: [
@@ -247,8 +247,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
     /// **every credential in clear** — header values, query values, URL passwords, bodies, and the underlying
     /// error as `String(reflecting:)` prints it. Never log it; use it for a one-off look in a debugger.
     public func debugDetails(revealingSecrets: Bool = false) -> String {
-        let redactor = Redactor(request: request)
-        var lines = [revealingSecrets ? "\(endpoint): \(cause)" : description, "reason: \(reason)"]
+        let redactor = self.redactor
+        var lines = [revealingSecrets ? "\(endpoint): \(cause)" : description]
+        lines.append("reason: " + (revealingSecrets ? "\(reason)" : redactor.scrub("\(reason)")))
         if let underlyingError {
             let text = revealingSecrets ? String(reflecting: underlyingError) : underlyingErrorDetail(redactor)
             lines.append("underlying error: \(text ?? "-")")
@@ -259,6 +260,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
             lines.append("request: " + request.debugDetails(revealingSecrets: revealingSecrets))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Redacts with the secrets of the request as built and as sent (the response's, with the credentials
+    /// the plugins added).
+    private var redactor: Redactor {
+        Redactor(requests: [request, response?.request].compactMap { $0 })
     }
 
     /// The underlying error, summarized and redacted: a `URLError` as its code and redacted failing URL.

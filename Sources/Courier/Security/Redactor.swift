@@ -17,8 +17,8 @@ struct Redactor {
     /// How deep JSON is walked; anything deeper is masked as a whole.
     static let maxDepth = 64
 
-    private let request: APIRequest?
-    private let additionalHeaders: Set<HTTPHeaderName>
+    /// Headers secret besides ``SensitiveData``'s rules: those the requests mark, and the additions.
+    private let markedHeaders: Set<HTTPHeaderName>
     /// Normalized names that are secret besides ``SensitiveData``'s rules.
     private let additionalKeys: Set<String>
     /// The request's secret values in every form they may be printed in, longest first.
@@ -33,16 +33,35 @@ struct Redactor {
         additionalKeys: Set<String> = [],
         collectingSecrets: Bool = true
     ) {
-        self.request = request
-        self.additionalHeaders = additionalHeaders
+        self.init(
+            requests: [request].compactMap { $0 }, additionalHeaders: additionalHeaders,
+            additionalKeys: additionalKeys, collectingSecrets: collectingSecrets)
+    }
+
+    /// A redactor for text that may hold the secrets of any of `requests` (an error carries the request as
+    /// it was built, and the response carries it as the plugins sent it, credentials added).
+    init(
+        requests: [APIRequest],
+        additionalHeaders: Set<HTTPHeaderName> = [],
+        additionalKeys: Set<String> = [],
+        collectingSecrets: Bool = true
+    ) {
+        var marked = additionalHeaders
+        for request in requests { marked.formUnion(request.sensitiveHeaders) }
+        self.markedHeaders = marked
         var keys = Set(additionalKeys.map(SensitiveData.normalized))
-        keys.formUnion(additionalHeaders.map { SensitiveData.normalized($0.rawValue) })
-        keys.formUnion((request?.sensitiveHeaders ?? []).map { SensitiveData.normalized($0.rawValue) })
+        keys.formUnion(marked.map { SensitiveData.normalized($0.rawValue) })
         keys.remove("")
         self.additionalKeys = keys
         self.secrets = []
-        if collectingSecrets, let request {
-            self.secrets = collectSecrets(of: request)
+        if collectingSecrets, !requests.isEmpty {
+            var variants: Set<String> = []
+            for request in requests {
+                for value in collectSecrets(of: request) {
+                    variants.formUnion(Self.variants(of: value).filter { $0.count >= Self.minimumSecretLength })
+                }
+            }
+            self.secrets = variants.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
         }
     }
 
@@ -50,7 +69,7 @@ struct Redactor {
 
     /// Whether the value of the header `name` is secret.
     func isSecret(_ name: HTTPHeaderName) -> Bool {
-        SensitiveData.isSensitive(name, in: request) || additionalHeaders.contains(name)
+        SensitiveData.isSensitive(name) || markedHeaders.contains(name)
             || (!additionalKeys.isEmpty && additionalKeys.contains(SensitiveData.normalized(name.rawValue)))
     }
 
@@ -64,6 +83,7 @@ struct Redactor {
 
     // MARK: - Secret values
 
+    /// The secret values of `request`, as they are written in it.
     private func collectSecrets(of request: APIRequest) -> [String] {
         var found: [String] = []
         for field in request.headers where isSecret(field.name) {
@@ -80,13 +100,7 @@ struct Redactor {
         if let data = request.body.data, !data.isEmpty {
             found += secretValues(inBody: data, contentType: request.headers[.contentType])
         }
-        var variants: Set<String> = []
-        for value in found {
-            for variant in Self.variants(of: value) where variant.count >= Self.minimumSecretLength {
-                variants.insert(variant)
-            }
-        }
-        return variants.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        return found
     }
 
     /// A header value and the parts of it that are secrets on their own: what follows an auth scheme
