@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one definition of what is secret in a request or a response: which header values, and which query
 /// names and body keys. Redirect handling (credentials are removed on an origin change), logging, cURL
 /// output, and the descriptions and mirrors of requests, responses and errors all use it.
@@ -83,6 +85,12 @@ public enum SensitiveData {
         }
         whole += part
         return isSensitiveName(part) || isSensitiveName(whole)
+    }
+
+    /// `url` as text with its user and password masked, and the values of secret query items (and of secret
+    /// `name=value` pairs in its fragment) masked: `https://***:***@api.example.com/me?api_key=***&page=2`.
+    public static func redacted(_ url: URL) -> String {
+        Redactor(request: nil, collectingSecrets: false).url(url)
     }
 
     /// `name` lowercased, without `_`, `-`, `.` and spaces.

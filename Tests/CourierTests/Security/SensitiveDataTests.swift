@@ -40,6 +40,29 @@ import Testing
         #expect(SensitiveData.isSensitive(.authorization, in: request))
     }
 
+    @Test func urlsAreRedactedByTheSameRules() throws {
+        let url = try #require(
+            URL(string: "https://u:p@h.example/x?accessToken=a1&page=2&filter%5Bpassword%5D=b2#id_token=c3"))
+        #expect(
+            SensitiveData.redacted(url)
+                == "https://***:***@h.example/x?accessToken=***&page=2&filter%5Bpassword%5D=***#id_token=***")
+        let plain = try #require(URL(string: "https://h.example/x?page=2"))
+        #expect(SensitiveData.redacted(plain) == "https://h.example/x?page=2")
+    }
+
+    @Test func anUnstubbedRequestNamesTheURLRedacted() async throws {
+        let stub = StubExecutor()
+        var configuration = testConfiguration.with(executor: stub)
+        configuration.plugins = [.apiKey("k-7788", queryItem: "api_key")]
+        let error = try await #require(throws: APIError.self) {
+            try await GET<Void>("/x").request(using: configuration)
+        }
+        let unstubbed = try #require(error.underlyingError as? UnstubbedRequest)
+        #expect(
+            "\(unstubbed)"
+                == "no stub for GET /x (https://api.example.com/v2/x?api_key=***); add one with stub(_:with:)")
+    }
+
     @Test func normalizationIgnoresCaseAndSeparators() {
         #expect(SensitiveData.normalized("X-Auth_Token.v2 ") == "xauthtokenv2")
     }
