@@ -23,6 +23,8 @@ struct Redactor {
     private let additionalKeys: Set<String>
     /// The request's secret values in every form they may be printed in, longest first.
     private(set) var secrets: [String]
+    /// Request paths that hold a secret path parameter (`/invites/{token}`), with that segment masked.
+    private let maskedPaths: [String: String]
 
     /// A redactor for `request` (or for text that belongs to no request). `additionalHeaders` and
     /// `additionalKeys` add names to the built-in rules; with `collectingSecrets` false, only names decide
@@ -53,16 +55,66 @@ struct Redactor {
         keys.formUnion(marked.map { SensitiveData.normalized($0.rawValue) })
         keys.remove("")
         self.additionalKeys = keys
+        var maskedPaths: [String: String] = [:]
+        var pathSecrets: [String] = []
+        for request in requests {
+            guard let (path, masked, values) = Self.maskedPath(of: request) else { continue }
+            maskedPaths[path] = masked
+            pathSecrets += values
+        }
+        self.maskedPaths = maskedPaths
         self.secrets = []
         if collectingSecrets, !requests.isEmpty {
             var variants: Set<String> = []
             for request in requests {
-                for value in collectSecrets(of: request) {
+                for value in collectSecrets(of: request) + pathSecrets {
                     variants.formUnion(Self.variants(of: value).filter { $0.count >= Self.minimumSecretLength })
                 }
             }
             self.secrets = variants.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
         }
+    }
+
+    /// The request's path with every segment that holds a secret path parameter (`/invites/{token}`)
+    /// masked, and the segments' values; `nil` when the endpoint has no such parameter.
+    private static func maskedPath(of request: APIRequest) -> (path: String, masked: String, values: [String])? {
+        let template = request.endpoint.template
+        guard !template.isAbsolute, template.names.contains(where: SensitiveData.isSensitiveKey),
+            let path = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath
+        else { return nil }
+        // The template's segments: the literal text of a segment without placeholders, or whether the
+        // segment holds a secret placeholder.
+        var templateSegments: [(literal: String?, isSecret: Bool)] = [("", false)]
+        for part in template.parts {
+            let last = templateSegments.count - 1
+            switch part {
+            case .separator:
+                templateSegments.append(("", false))
+            case .placeholder(let name):
+                templateSegments[last] = (nil, templateSegments[last].isSecret || SensitiveData.isSensitiveKey(name))
+            case .literal(let text):
+                templateSegments[last].literal = templateSegments[last].literal.map { $0 + text }
+            }
+        }
+        // The endpoint path is appended to the base URL's path: its segments are the URL's last ones, which
+        // is checked against the template's literal segments before anything is masked.
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let trailingSlash = segments.count > 1 && segments.last == "" && templateSegments.last?.literal != ""
+        if trailingSlash { segments.removeLast() }
+        if templateSegments.first?.literal == "", segments.count < templateSegments.count {
+            templateSegments.removeFirst()
+        }
+        let offset = segments.count - templateSegments.count
+        guard offset >= 0 else { return nil }
+        var values: [String] = []
+        for (index, segment) in templateSegments.enumerated() {
+            if let literal = segment.literal, index > 0, literal != segments[offset + index] { return nil }
+            if segment.isSecret {
+                values.append(segments[offset + index])
+                segments[offset + index] = mask
+            }
+        }
+        return (path, segments.joined(separator: "/") + (trailingSlash ? "/" : ""), values)
     }
 
     // MARK: - Names
@@ -251,6 +303,10 @@ struct Redactor {
         }
         if components.percentEncodedPassword != nil {
             components.percentEncodedPassword = Self.mask
+            changed = true
+        }
+        if !maskedPaths.isEmpty, let masked = maskedPaths[components.percentEncodedPath] {
+            components.percentEncodedPath = masked
             changed = true
         }
         if let query = components.percentEncodedQuery {

@@ -30,6 +30,9 @@ import Foundation
 /// `filter[password]`, `profile.password` and `user[api][key]` are secret, and so is everything below a secret
 /// key (`{"credentials": {"user": …}}`).
 ///
+/// A path parameter with a secret name (`@POST("/invites/{token}/accept")`) is masked in printed URLs too
+/// (`/invites/***/accept`).
+///
 /// Where a value is redacted it is printed as ``mask`` (`***`).
 public enum SensitiveData {
     /// What a redacted value is printed as: `***`.

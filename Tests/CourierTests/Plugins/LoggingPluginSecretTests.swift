@@ -174,3 +174,33 @@ import Testing
         #expect(!output.contains("request-body.bin"))
     }
 }
+
+/// A secret path parameter (`/invites/{token}`) fills a path segment: it is masked there too.
+@Suite struct SecretPathParameterTests {
+    @Test(arguments: [
+        ("/invites/{token}/accept", "/invites/***/accept"),
+        ("/invites/{token}", "/invites/***"),
+        ("invites/{token}/", "/invites/***/"),
+        ("/files/{name}/{api_key}.json", "/files/report/***"),
+    ])
+    func aSecretPathParameterIsMasked(template: String, expectedPath: String) async throws {
+        let lines = Locked<[String]>([])
+        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        configuration.plugins = [.logging(.init(includeCURL: true)) { line in lines.withLock { $0.append(line) } }]
+        let endpoint = POST<Void>(
+            wrappedValue: .init { ["token": "inv1te-tok", "api_key": "p4th-key", "name": "report"] }, template)
+        try await endpoint.request(using: configuration)
+        let output = lines.current.joined(separator: "\n")
+        #expect(!output.contains("inv1te-tok"))
+        #expect(!output.contains("p4th-key"))
+        #expect(output.contains("https://api.example.com/v2" + expectedPath))
+        let request = try endpoint.makeRequest(using: configuration)
+        #expect("\(request)".hasPrefix("POST https://api.example.com/v2" + expectedPath))
+    }
+
+    @Test func aPublicPathParameterIsShown() async throws {
+        let request = try GET<String>(wrappedValue: .init { ["login": $0] }, "/users/{login}")
+            .makeRequest(with: "octocat", using: testConfiguration)
+        #expect("\(request)" == "GET https://api.example.com/v2/users/octocat")
+    }
+}
