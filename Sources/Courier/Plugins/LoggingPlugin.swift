@@ -16,8 +16,8 @@ import Foundation
 /// an API key, a password sent in a form or JSON body) is also masked wherever it reappears, for example in
 /// a response body that echoes the request.
 ///
-/// Bodies are cut at ``Options/maxBodyBytes`` with a note saying how much was left out; binary bodies are
-/// summarized. The cURL command inlines a text body only when it fits in ``Options/maxBodyBytes``; otherwise,
+/// Bodies are cut at ``Options/maxBodyBytes`` with a note saying how much was left out; binary bodies, and
+/// bodies over 1 MiB (too large to redact), are summarized. The cURL command inlines a text body only when it fits in ``Options/maxBodyBytes``; otherwise,
 /// and for binary bodies, it reads the body from a file (`--data-binary @request-body.bin`) after a comment
 /// line saying how many bytes were not shown, so that a replay fails instead of sending the wrong bytes:
 ///
@@ -101,8 +101,11 @@ public struct LoggingPlugin: APIPlugin {
 
     /// Logs the request, runs the rest of the chain, and logs the outcome.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        // The one-line form prints URLs only, redacted by name: the request's secret values (which cost a
+        // parse of the body to find) are needed when headers, bodies or cURL are printed.
         let redactor = Redactor(
-            request: request, additionalHeaders: options.redactedHeaders, additionalKeys: options.redactedKeys)
+            request: request, additionalHeaders: options.redactedHeaders, additionalKeys: options.redactedKeys,
+            collectingSecrets: options.includeHeaders || options.includeBodies || options.includeCURL)
         let url = redactor.url(request.url)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }

@@ -21,7 +21,10 @@ extension Redactor {
             let contentType = request.headers[.contentType]
             let kind: String
             if let data = request.body.data {
-                if let text = text(of: data, contentType: contentType) {
+                if (data.count - 1024) / 4 > maxBodyBytes || data.count > Self.maxRedactedBodyBytes {
+                    // Masking shortens a body only so much: this one cannot fit, so it is not rendered at all.
+                    kind = "longer than maxBodyBytes (\(maxBodyBytes))"
+                } else if let text = text(of: data, contentType: contentType) {
                     if text.utf8.count <= maxBodyBytes {
                         return (parts + ["--data-raw", Self.shellQuoted(text)]).joined(separator: " ")
                     }

@@ -16,6 +16,9 @@ struct Redactor {
     static let minimumSecretLength = 4
     /// How deep JSON is walked; anything deeper is masked as a whole.
     static let maxDepth = 64
+    /// Bodies larger than this (1 MiB) are never parsed, redacted or shown, only summarized: redaction must
+    /// see a body whole, and logging must not cost more than the call.
+    static let maxRedactedBodyBytes = 1 << 20
 
     /// Headers secret besides ``SensitiveData``'s rules: those the requests mark, and the additions.
     private let markedHeaders: Set<HTTPHeaderName>
@@ -66,10 +69,8 @@ struct Redactor {
         self.secrets = []
         if collectingSecrets, !requests.isEmpty {
             var variants: Set<String> = []
-            for request in requests {
-                for value in collectSecrets(of: request) + pathSecrets {
-                    variants.formUnion(Self.variants(of: value).filter { $0.count >= Self.minimumSecretLength })
-                }
+            for value in requests.flatMap({ collectSecrets(of: $0) }) + pathSecrets {
+                variants.formUnion(Self.variants(of: value).filter { $0.count >= Self.minimumSecretLength })
             }
             self.secrets = variants.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
         }
@@ -357,6 +358,9 @@ struct Redactor {
 
     /// A body for printing: secrets masked, cut to `limit` bytes with a visible note, binary data summarized.
     func body(_ data: Data, contentType: String?, limit: Int) -> String {
+        guard data.count <= Self.maxRedactedBodyBytes else {
+            return "<\(Self.summary(ofBodyCount: data.count, contentType: contentType)), too large to redact>"
+        }
         guard let text = text(of: data, contentType: contentType) else {
             return "<\(data.count) bytes of binary data>"
         }

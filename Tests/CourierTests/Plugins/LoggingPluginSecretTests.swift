@@ -166,6 +166,27 @@ import Testing
         #expect(text.contains("# The request body (4 bytes, application/octet-stream) is binary and not shown"))
     }
 
+    @Test func aBodyOverOneMebibyteIsSummarizedNotParsed() async throws {
+        let huge = String(repeating: "b", count: 1_100_000)
+        let output = await log {
+            try await POST<Void>(wrappedValue: .init { ["password": "hug3-secret", "text": huge] }, "/huge")
+                .request(using: $0)
+        }
+        #expect(output.contains("<1100036 bytes, application/json, too large to redact>"))
+        #expect(!output.contains("hug3-secret"))
+        #expect(output.utf8.count < 5_000)
+    }
+
+    @Test(arguments: [Int.max, 0, -1])
+    func anyMaxBodyBytesIsSafe(limit: Int) async throws {
+        var options = Self.verbose
+        options.maxBodyBytes = limit
+        let output = await log(options) {
+            try await POST<Void>(wrappedValue: .init { ["name": "ann"] }, "/small").request(using: $0)
+        }
+        #expect(output.contains(limit > 0 ? #"--data-raw '{"name":"ann"}'"# : "--data-binary @request-body.bin"))
+    }
+
     @Test func aSmallTextBodyIsStillInlined() async throws {
         let output = await log(LoggingPlugin.Options(includeCURL: true)) {
             try await POST<Void>(wrappedValue: .init { ["name": "ann"] }, "/small").request(using: $0)
