@@ -176,9 +176,9 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
         self.url = request.url
     }
 
-    /// Names the endpoint and the URL.
+    /// Names the endpoint and the URL, redacted (see ``/Courier/SensitiveData``).
     public var description: String {
-        "no stub for \(endpoint) (\(url.absoluteString)); add one with stub(_:with:)"
+        "no stub for \(endpoint) (\(SensitiveData.redacted(url))); add one with stub(_:with:)"
     }
 }
 

@@ -185,7 +185,8 @@ enum GitHub {
         task.cancel()
         let error = try await #require(throws: APIError.self) { try await task.value }
         #expect(error.reason == .transport(.cancelled))
-        #expect(ContinuousClock.now - start < .milliseconds(500))
+        #expect(
+            ContinuousClock.now - start < .seconds(2), "the 30 s delay should end at once; slack for a loaded machine")
     }
 
     @Test(arguments: [

@@ -23,8 +23,13 @@ import Foundation
 /// }
 /// ```
 ///
-/// Descriptions never contain header values or request bodies, so an error can be logged as it is.
-public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError {
+/// Descriptions never contain header values or request bodies, so an error can be logged as it is:
+/// `print(error)`, `"\(error)"`, `error.localizedDescription`, `String(reflecting: error)` and `dump(error)`
+/// show secrets (see ``SensitiveData``) as `***`, URLs without user info or secret query values, and bodies
+/// as sizes. ``debugDetails(revealingSecrets:)`` shows everything.
+public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable,
+    LocalizedError
+{
     /// Why a call failed.
     public enum Reason: Sendable, Hashable {
         /// The endpoint or its parameters could not make a valid request; nothing was sent.
@@ -188,21 +193,96 @@ public struct APIError: Error, Sendable, CustomStringConvertible, LocalizedError
         return try? decoder.decode(type, from: data)
     }
 
-    /// The first 200 characters of the response body, for a decoding failure's diagnosis.
+    /// The first 200 characters of the response body, for a decoding failure's diagnosis, with every secret
+    /// value of the request that the server echoed masked.
     public var bodyExcerpt: String? {
         guard let data = response?.body.data, !data.isEmpty else { return nil }
         // Decode a little more than needed, then cut on a character boundary.
         let text = String(decoding: data.prefix(800), as: UTF8.self)
-        guard text.count > 200 || data.count > 800 else { return text }
-        return String(text.prefix(200)) + "…"
+        let redactor = self.redactor
+        guard text.count > 200 || data.count > 800 else { return redactor.scrub(text) }
+        return redactor.scrub(String(text.prefix(200))) + "…"
     }
 
     /// Whether the calling task was cancelled.
     public var isCancellation: Bool { reason == .transport(.cancelled) }
 
-    /// `METHOD /path/template: cause`, without header values or bodies.
+    /// `METHOD /path/template: cause`, without header values or bodies; a secret value of the request that
+    /// the cause repeats (a server's message, an underlying error's text) is masked, and so are the secrets of
+    /// any URL in it.
     public var description: String {
-        "\(endpoint): \(cause)"
+        redactor.scrub("\(endpoint): \(cause)")
+    }
+
+    /// The ``description``, then the request, the response and the underlying error, all redacted.
+    public var debugDescription: String {
+        let redactor = self.redactor
+        var parts = [description]
+        if let request { parts.append("request: \(request)") }
+        if let response { parts.append("response: \(response)") }
+        if let underlying = underlyingErrorDetail(redactor) { parts.append("underlying error: \(underlying)") }
+        return "APIError(" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// A mirror whose children hold redacted values: the request and response mirror themselves redacted, and
+    /// the underlying error is a redacted summary (a `URLError`'s failing URL, for one, can hold query secrets).
+    /// `dump(error)` prints it.
+    public var customMirror: Mirror {
+        let redactor = self.redactor
+        return Mirror(
+            self,
+            children: [
+                "reason": redactor.scrub(reason.description), "endpoint": endpoint.description,
+                "request": request as Any,
+                "response": response as Any, "underlyingError": underlyingErrorDetail(redactor) as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+
+    /// Everything about the failure on several lines: the description, the underlying error, and the
+    /// response's (or the request's) details with the body as text.
+    ///
+    /// By default secrets are redacted as everywhere else. With `revealingSecrets: true` the text holds
+    /// **every credential in clear** — header values, query values, URL passwords, bodies, and the underlying
+    /// error as `String(reflecting:)` prints it. Never log it; use it for a one-off look in a debugger.
+    public func debugDetails(revealingSecrets: Bool = false) -> String {
+        let redactor = self.redactor
+        var lines = [revealingSecrets ? "\(endpoint): \(cause)" : description]
+        lines.append("reason: " + (revealingSecrets ? "\(reason)" : redactor.scrub("\(reason)")))
+        if let underlyingError {
+            let text = revealingSecrets ? String(reflecting: underlyingError) : underlyingErrorDetail(redactor)
+            lines.append("underlying error: \(text ?? "-")")
+        }
+        if let response {
+            lines.append("response: " + response.debugDetails(revealingSecrets: revealingSecrets))
+        } else if let request {
+            lines.append("request: " + request.debugDetails(revealingSecrets: revealingSecrets))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Redacts with the secrets of the request as built and as sent (the response's, with the credentials
+    /// the plugins added).
+    private var redactor: Redactor {
+        Redactor(requests: [request, response?.request].compactMap { $0 })
+    }
+
+    /// The underlying error, summarized and redacted: a `URLError` as its code and redacted failing URL.
+    private func underlyingErrorDetail(_ redactor: Redactor) -> String? {
+        switch underlyingError {
+        case nil:
+            return nil
+        case let error as URLError:
+            let url = error.failingURL.map { ", failingURL: \(redactor.url($0))" } ?? ""
+            return "URLError(\(error.code.rawValue)\(url))"
+        case let error as DecodingError:
+            return redactor.scrub("DecodingError(\(Self.summary(of: error)))")
+        case let error as EncodingError:
+            return redactor.scrub("EncodingError(\(Self.summary(of: error)))")
+        case let error?:
+            return redactor.scrub("\(type(of: error))(\(String(describing: error)))")
+        }
     }
 
     /// The same text as ``description``.

@@ -11,6 +11,11 @@ import Foundation
 /// configuration.plugins = [.apiKey("k", queryItem: "api_key")]
 /// ```
 ///
+/// The header the plugin sets is marked in ``APIRequest/sensitiveHeaders``, so logs, descriptions and
+/// cross-origin redirects never show it. A query item is redacted when its name is secret by
+/// ``SensitiveData``'s rules (`api_key`, `apiKey`, `access_token`, …); for another name, such as Google's
+/// `key`, add it to ``LoggingPlugin/Options/redactedKeys``.
+///
 /// For credentials that expire and can be refreshed, use ``RefreshingAuthPlugin``.
 public struct AuthPlugin: APIPlugin {
     fileprivate enum Placement: Sendable {

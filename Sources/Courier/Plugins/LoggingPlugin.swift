@@ -7,11 +7,24 @@ import Foundation
 /// ← 200 GET https://api.example.com/users/octocat?api_key=*** (84 ms, 1355 bytes)
 /// ```
 ///
-/// Values of the headers in ``Options/redactedHeaders`` (`Authorization`, `Proxy-Authorization`,
-/// `Cookie`, `Set-Cookie` and any you add) and of the query or body keys in
-/// ``Options/redactedKeys`` are printed as `***` in every form: URL, headers, bodies and cURL. JSON keys
-/// that name a redacted header are masked too, and so is any secret value of the request (a token, a
-/// cookie, an API key) wherever it reappears, for example in a response body that echoes the request.
+/// What is secret is decided by ``SensitiveData``, the one definition every part of Courier uses: the
+/// credential headers, every header an auth plugin set (``APIRequest/sensitiveHeaders``), and headers,
+/// query names, form fields and JSON keys whose names say they are secret (`password`, `clientSecret`,
+/// `X-Auth-Token`, `filter[password]`, `profile.password`, …). ``Options/redactedHeaders`` and
+/// ``Options/redactedKeys`` add names of your own. Secret values are printed as `***` in every form: URL
+/// (user and password too), headers, bodies and cURL. Every secret value of the request (a token, a cookie,
+/// an API key, a password sent in a form or JSON body) is also masked wherever it reappears, for example in
+/// a response body that echoes the request.
+///
+/// Bodies are cut at ``Options/maxBodyBytes`` with a note saying how much was left out; binary bodies, and
+/// bodies over 1 MiB (too large to redact), are summarized. The cURL command inlines a text body only when it fits in ``Options/maxBodyBytes``; otherwise,
+/// and for binary bodies, it reads the body from a file (`--data-binary @request-body.bin`) after a comment
+/// line saying how many bytes were not shown, so that a replay fails instead of sending the wrong bytes:
+///
+/// ```
+/// # The request body (4096 bytes, application/octet-stream) is binary and not shown: save it as request-body.bin to replay.
+/// curl -X POST 'https://api.example.com/upload' -H 'Content-Type: application/octet-stream' --data-binary @request-body.bin
+/// ```
 ///
 /// ```swift
 /// var options = LoggingPlugin.Options(includeCURL: true)
@@ -27,11 +40,14 @@ public struct LoggingPlugin: APIPlugin {
         public var includeHeaders: Bool
         /// Print each request as a `curl` command line, redacted.
         public var includeCURL: Bool
-        /// Headers whose values are never printed.
+        /// Headers whose values are never printed, besides every header ``SensitiveData`` says is secret
+        /// (those are always redacted, whatever this set holds). JSON keys with these names are masked too.
         public var redactedHeaders: Set<HTTPHeaderName>
-        /// Query items and body keys (form fields, JSON object keys at any depth) whose values are never printed.
+        /// Query items and body keys (form fields, JSON object keys at any depth) whose values are never
+        /// printed, besides every name ``SensitiveData`` says is secret. Compared like those: ignoring case,
+        /// `_`, `-` and `.`, and matching any part of a nested key (`sig` matches `params[sig]`).
         public var redactedKeys: Set<String>
-        /// The longest body excerpt printed.
+        /// The longest body excerpt printed, and the longest body the cURL command inlines, in bytes.
         public var maxBodyBytes: Int
 
         /// Creates options; by default one line per request and per response, nothing else.
@@ -51,12 +67,14 @@ public struct LoggingPlugin: APIPlugin {
             self.maxBodyBytes = maxBodyBytes
         }
 
-        /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`.
+        /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` (redacted in any case: see
+        /// ``SensitiveData``).
         public static let defaultRedactedHeaders: Set<HTTPHeaderName> = [
             .authorization, .proxyAuthorization, .cookie, .setCookie,
         ]
-        /// Common secret-bearing keys (compared ignoring case): `access_token`, `api_key`, `apikey`,
-        /// `authorization`, `client_secret`, `id_token`, `password`, `refresh_token`, `token`.
+        /// Common secret-bearing keys: `access_token`, `api_key`, `apikey`, `authorization`, `client_secret`,
+        /// `id_token`, `password`, `refresh_token`, `token` (all redacted in any case, with many more: see
+        /// ``SensitiveData``).
         public static let defaultRedactedKeys: Set<String> = [
             "access_token", "api_key", "apikey", "authorization", "client_secret", "id_token", "password",
             "refresh_token", "token",
@@ -83,14 +101,18 @@ public struct LoggingPlugin: APIPlugin {
 
     /// Logs the request, runs the rest of the chain, and logs the outcome.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        let redactor = Redactor(options: options, request: request)
+        // The one-line form prints URLs only, redacted by name: the request's secret values (which cost a
+        // parse of the body to find) are needed when headers, bodies or cURL are printed.
+        let redactor = Redactor(
+            request: request, additionalHeaders: options.redactedHeaders, additionalKeys: options.redactedKeys,
+            collectingSecrets: options.includeHeaders || options.includeBodies || options.includeCURL)
         let url = redactor.url(request.url)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }
         if options.includeBodies, let body = request.body.data, !body.isEmpty {
-            entry += "\n" + redactor.body(body, contentType: request.headers[.contentType])
+            entry += "\n" + redactor.body(body, contentType: request.headers[.contentType], limit: options.maxBodyBytes)
         }
-        if options.includeCURL { entry += "\n" + redactor.curl(request) }
+        if options.includeCURL { entry += "\n" + redactor.curl(request, maxBodyBytes: options.maxBodyBytes) }
         sink(redactor.scrub(entry))
 
         let start = ContinuousClock.now
@@ -102,7 +124,8 @@ public struct LoggingPlugin: APIPlugin {
                 + "\(response.data.count) bytes)"
             if options.includeHeaders { line += redactor.headerLines(response.headers) }
             if options.includeBodies, !response.data.isEmpty {
-                line += "\n" + redactor.body(response.data, contentType: response.contentType)
+                line +=
+                    "\n" + redactor.body(response.data, contentType: response.contentType, limit: options.maxBodyBytes)
             }
             sink(redactor.scrub(line))
             return response
@@ -116,145 +139,6 @@ public struct LoggingPlugin: APIPlugin {
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int((duration.timeInterval * 1000).rounded())
-    }
-}
-
-/// Renders requests and responses with secret values replaced by `***`.
-struct Redactor {
-    static let mask = "***"
-    let options: LoggingPlugin.Options
-    private let keys: Set<String>
-    /// The request's secret values (redacted header values and their parts, redacted query values),
-    /// longest first, masked wherever they reappear.
-    private let secrets: [String]
-
-    init(options: LoggingPlugin.Options, request: APIRequest? = nil) {
-        self.options = options
-        self.keys = Set(options.redactedKeys.map { $0.lowercased() })
-            .union(options.redactedHeaders.map { $0.rawValue.lowercased() })
-        var secrets: Set<String> = []
-        if let request {
-            for field in request.headers where options.redactedHeaders.contains(field.name) {
-                secrets.formUnion(Self.pieces(of: field.value))
-            }
-            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQueryItems ?? []
-            for item in items {
-                let name = item.name.removingPercentEncoding ?? item.name
-                guard keys.contains(name.lowercased()), let value = item.value else { continue }
-                secrets.insert(value)
-                secrets.insert(value.removingPercentEncoding ?? value)
-            }
-        }
-        self.secrets = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
-    }
-
-    /// A header value and the parts of it that are secrets on their own: what follows an auth scheme
-    /// (`Bearer abc` → `abc`) and the values of `name=value` pairs (cookies).
-    private static func pieces(of value: String) -> Set<String> {
-        var pieces: Set<String> = [value]
-        let words = value.split(separator: " ", maxSplits: 1)
-        if words.count == 2 { pieces.insert(String(words[1])) }
-        for pair in value.split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { pieces.insert(parts[1].trimmingCharacters(in: .whitespaces)) }
-        }
-        return pieces
-    }
-
-    /// `text` with every secret value of the request replaced by the mask.
-    func scrub(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: Self.mask) }
-    }
-
-    func url(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let items = components.percentEncodedQueryItems, !items.isEmpty
-        else { return url.absoluteString }
-        components.percentEncodedQueryItems = items.map { item in
-            let name = item.name.removingPercentEncoding ?? item.name
-            return redacts(name) ? URLQueryItem(name: item.name, value: Self.mask) : item
-        }
-        if components.user != nil || components.password != nil {
-            components.user = Self.mask
-            components.password = nil
-        }
-        return components.string ?? url.absoluteString
-    }
-
-    func headerLines(_ headers: HTTPHeaders) -> String {
-        headers.map { "\n    \($0.name): \(headerValue($0))" }.joined()
-    }
-
-    func headerValue(_ field: HTTPHeaders.Field) -> String {
-        options.redactedHeaders.contains(field.name) ? Self.mask : field.value
-    }
-
-    private func redacts(_ key: String) -> Bool {
-        keys.contains(key.lowercased())
-    }
-
-    func body(_ data: Data, contentType: String?) -> String {
-        let text = redactedBody(data, contentType: contentType)
-        guard text.utf8.count > options.maxBodyBytes else { return text }
-        return String(decoding: Array(text.utf8.prefix(options.maxBodyBytes)), as: UTF8.self) + "… (truncated)"
-    }
-
-    private func redactedBody(_ data: Data, contentType: String?) -> String {
-        let type = contentType?.lowercased() ?? ""
-        if type.contains("x-www-form-urlencoded") {
-            return String(decoding: data, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: false)
-                .map { pair in
-                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ")
-                    let key = name.removingPercentEncoding ?? name
-                    return redacts(key) ? "\(parts[0])=\(Self.mask)" : String(pair)
-                }
-                .joined(separator: "&")
-        }
-        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-            let redacted = redactJSON(json)
-            if let rendered = try? JSONSerialization.data(
-                withJSONObject: redacted,
-                options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]
-            ) {
-                return String(decoding: rendered, as: UTF8.self)
-            }
-            return "<\(data.count) bytes of JSON>"
-        }
-        if let text = String(data: data, encoding: .utf8) {
-            return text
-        }
-        return "<\(data.count) bytes of binary data>"
-    }
-
-    private func redactJSON(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, nested) in object {
-                result[key] = redacts(key) ? Self.mask : redactJSON(nested)
-            }
-            return result
-        }
-        if let array = value as? [Any] {
-            return array.map(redactJSON)
-        }
-        return value
-    }
-
-    /// The request as a `curl` command, every value shell-quoted and redacted.
-    func curl(_ request: APIRequest) -> String {
-        var parts = ["curl", "-X", request.method.rawValue, shellQuoted(url(request.url))]
-        for field in request.headers {
-            parts += ["-H", shellQuoted("\(field.name.rawValue): \(headerValue(field))")]
-        }
-        if let body = request.body.data, !body.isEmpty {
-            parts += ["--data-raw", shellQuoted(redactedBody(body, contentType: request.headers[.contentType]))]
-        }
-        return parts.joined(separator: " ")
-    }
-
-    private func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

@@ -30,7 +30,9 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     /// Returns a fresh credential; it receives the one that failed. Store the result where
     /// `credential` reads it.
     public typealias Refresh = @Sendable (_ failed: Credential?) async throws -> Credential
-    /// Adds a credential to a request.
+    /// Adds a credential to a request. Every header it adds or changes is marked as secret (inserted into
+    /// ``APIRequest/sensitiveHeaders``), so logs, descriptions and cross-origin redirects never show it; a
+    /// credential put in the query is redacted only when its name is secret (see ``SensitiveData``).
     public typealias Apply = @Sendable (Credential, inout APIRequest) -> Void
 
     private let provider: CredentialProvider
@@ -73,10 +75,14 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
         return try await next(authorized(request, with: fresh))
     }
 
-    private func authorized(_ request: APIRequest, with credential: Credential?) -> APIRequest {
-        guard let credential else { return request }
-        var request = request
+    private func authorized(_ original: APIRequest, with credential: Credential?) -> APIRequest {
+        guard let credential else { return original }
+        var request = original
         apply(credential, &request)
+        // Whatever header the closure set holds the credential: mark it, as AuthPlugin marks its own.
+        for field in request.headers where !original.headers.fields.contains(field) {
+            request.sensitiveHeaders.insert(field.name)
+        }
         return request
     }
 }

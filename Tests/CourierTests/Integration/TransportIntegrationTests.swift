@@ -114,7 +114,7 @@ struct TransportIntegrationTests {
 
         let error = try #require(throws: APIError.self) { try result.get() }
         #expect(error.reason == .transport(.cancelled))
-        #expect(elapsed < .seconds(1))
+        #expect(elapsed < .seconds(3), "took \(elapsed) for a 10 s delay")
     }
 
     @Test("Several cancelled calls in parallel all end promptly")

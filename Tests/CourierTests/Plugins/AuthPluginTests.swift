@@ -217,7 +217,7 @@ import Testing
         let server = Server()
         let store = TokenStore()
         let auth = plugin(store: store, server: server) { _ in
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(4))
             store.token.withLock { $0 = "token-1" }
             server.valid.withLock { $0 = "token-1" }
             return "token-1"
@@ -230,8 +230,9 @@ import Testing
         let start = ContinuousClock.now
         impatient.cancel()
         let error = try await #require(throws: APIError.self) { try await impatient.value }
-        // THEN the cancelled call ends at once and the other still gets its answer after the refresh
-        #expect(ContinuousClock.now - start < .milliseconds(500))
+        // THEN the cancelled call ends at once (well before the 4 s refresh; slack for a loaded machine) and the
+        // other still gets its answer after the refresh
+        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(error.reason == .transport(.cancelled))
         #expect(try await patient.value == "1")
     }

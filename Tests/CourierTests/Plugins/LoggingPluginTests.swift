@@ -60,12 +60,13 @@ import Testing
     }
 
     @Test func curlFormIsRunnableAndRedacted() async throws {
+        // X-Custom-Secret was printed in clear before: its name says it is secret (see SensitiveData).
         let lines = try await run(LoggingPlugin.Options(includeCURL: true))
         let curl = try #require(lines.first?.split(separator: "\n").last.map(String.init))
         #expect(
             curl
                 == "curl -X POST 'https://api.example.com/v2/login?api_key=***' -H 'Cookie: ***' "
-                + "-H 'X-Custom-Secret: h1dden' -H 'Accept: application/json' "
+                + "-H 'X-Custom-Secret: ***' -H 'Accept: application/json' "
                 + "-H 'Content-Type: application/x-www-form-urlencoded; charset=utf-8' "
                 + "-H 'Authorization: ***' --data-raw 'user=ann&password=***'"
         )
