@@ -103,8 +103,11 @@ extension HTTPHeaders {
         var fields: [Field] = []
         let all = response.allHeaderFields
         fields.reserveCapacity(all.count)
-        for case let (name as String, value as String) in all {
-            fields.append(Field(name: HTTPHeaderName(rawValue: name), value: value))
+        // Casting the key's base is cheaper than casting the AnyHashable itself.
+        for (name, value) in all {
+            if let name = name.base as? String, let value = value as? String {
+                fields.append(Field(name: HTTPHeaderName(rawValue: name), value: value))
+            }
         }
         self.init(fields)
     }
