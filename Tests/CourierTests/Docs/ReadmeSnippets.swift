@@ -115,6 +115,19 @@ func readmeConfiguration() async throws {
     }
 }
 
+// MARK: - Limits
+
+func readmeLimits() -> APIConfiguration {
+    var limits = APIConfiguration(baseURL: URL(string: "https://shop.example.com/api/v2"))
+    limits.timeout = .seconds(10)  // connect, send, wait and receive, all together
+    limits.maxResponseBytes = 5 * 1024 * 1024  // default 100 MiB; over it: .transport(.responseTooLarge)
+    limits.redirectPolicy = .custom { hop in  // .follow (default), .doNotFollow, or decide per hop
+        hop.to.host == "cdn.example.com" ? .follow : .refuse
+    }
+    limits.sensitiveHeaders = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
+    return limits
+}
+
 // MARK: - Testing
 
 func readmeTesting() async throws {
