@@ -107,7 +107,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
         guard let (task, continuation, deadline) = ended else { return }
         deadline?.cancel()
         continuation?.resume(throwing: error(for: reason))
-        if cancellingTask { task?.cancel() }
+        // Not from here: a stop may come from inside a task callback, which runs on the queue that
+        // `cancel()` waits for (see InlineOperationQueue).
+        if cancellingTask, let task { DispatchQueue.global().async { task.cancel() } }
     }
 
     private func error(for reason: Stop) -> APIError {
@@ -187,7 +189,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
         if let http = response as? HTTPURLResponse, http.expectedContentLength > request.maxResponseBytes {
             let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
             if encoding == nil || encoding == "identity" {
-                stop(.tooLarge, cancellingTask: false)
+                stop(.tooLarge)
                 completionHandler(.cancel)
                 return
             }
@@ -276,7 +278,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
             // answer. Declining cancels the task; its completion then reports the 401.
             let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse
             state.withLock { $0.declinedChallenge = response }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            // Declining cancels the task, which waits for the queue this callback may run on: answer from another.
+            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
             // Without a stored credential, Apple platforms return the 401 response.
             completionHandler(.performDefaultHandling, nil)

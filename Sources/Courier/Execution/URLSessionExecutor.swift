@@ -30,7 +30,8 @@ import Foundation
 /// `URLSession` can catch.
 ///
 /// Sessions this executor creates (``init(timeout:)``, ``init(configuration:)`` and ``shared``) report
-/// the body as it arrives. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
+/// the body as it arrives; on Linux they run delegate callbacks on URLSession's own queue, so do not add
+/// tasks of your own with completion handlers that block to ``session``. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
 /// session hands over the body only when it is complete, so the size limit is checked then (memory is
 /// bounded only by the server), while redirects, 401 challenges, deadlines and cancellation work as above.
 public struct URLSessionExecutor: APIExecutor {
@@ -50,7 +51,8 @@ public struct URLSessionExecutor: APIExecutor {
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
         #if canImport(FoundationNetworking)
-            self.session = URLSession(configuration: configuration, delegate: SessionEvents(), delegateQueue: nil)
+            self.session = URLSession(
+                configuration: configuration, delegate: SessionEvents(), delegateQueue: InlineOperationQueue())
         #else
             // Apple platforms deliver every event to the task's own delegate; the session needs none.
             self.session = URLSession(configuration: configuration)
@@ -114,6 +116,18 @@ extension HTTPHeaders {
 }
 
 #if canImport(FoundationNetworking)
+    /// The delegate queue of a session that ``URLSessionExecutor`` creates on Linux: it runs each delegate
+    /// callback at once, on the session's own queue, instead of handing it to another thread (three hops per
+    /// call, which cost more than the rest of Courier's work). ``URLSessionCall`` keeps its callbacks short
+    /// and never calls back into the task (`cancel()`, a challenge's completion handler) from inside one:
+    /// FoundationNetworking runs those synchronously on the same queue.
+    // @unchecked: restated from OperationQueue (required for a subclass); it adds no state of its own.
+    private final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+
     /// The delegate of a session that ``URLSessionExecutor`` creates on Linux: FoundationNetworking reports
     /// most task events only to the session's delegate, which hands each one to the task's own delegate, the
     /// ``URLSessionCall`` (redirects already go there directly). No registry and no lock: the task carries
