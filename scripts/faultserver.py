@@ -16,11 +16,12 @@ It listens on THREE origins, so redirect tests can change host and port:
 
 Usage (scripts/faultserver.sh starts and stops it for scripts/test):
 
-    python3 scripts/faultserver.py [--env-file F] [--log F] [--cache-dir D]
+    python3 scripts/faultserver.py [--env-file F] [--log F|-] [--cache-dir D] [--port P] [--other-port Q]
 
 Once all sockets listen it prints the three `NAME=url` lines on stdout and, with
 --env-file, writes them to that file (written last, atomically: its presence
-means "ready"). Every request is logged to --log (default: stderr).
+means "ready"). Every request is logged to --log (default: <repo>/.build/faultserver.log;
+`--log -` for stderr).
 
 Every response carries `Connection: close`; one request per connection.
 Routes (any method; parameters in the query string):
@@ -623,12 +624,17 @@ def main():
     parser.add_argument("--port", type=int, default=0, help="port P (default: a free one)")
     parser.add_argument("--other-port", type=int, default=0, help="port Q (default: a free one)")
     parser.add_argument("--env-file", help="write NAME=url lines here once listening (atomically)")
-    parser.add_argument("--log", help="append the request log here (default: stderr)")
+    parser.add_argument(
+        "--log",
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "faultserver.log"),
+        help="append the request log here, '-' for stderr (default: <repo>/.build/faultserver.log)",
+    )
     parser.add_argument("--cache-dir", help="keep built gzip bombs here across runs")
     parser.add_argument("--no-warm", action="store_true", help="do not build /gzip-bomb?mb=1024 at start-up")
     arguments = parser.parse_args()
 
-    if arguments.log:
+    if arguments.log != "-":
+        os.makedirs(os.path.dirname(os.path.abspath(arguments.log)), exist_ok=True)
         _log_file = open(arguments.log, "a", buffering=1)
     _cache_dir = arguments.cache_dir
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

@@ -15,8 +15,8 @@ import Foundation
 ///
 /// ```
 /// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]
-/// {"outcome":"error","reason":"transport failure: the response was too large",
-///  "bytes":0,"seconds":0.41,"peakRSSBytes":31457280,"status":200,"sanitizer":null}
+/// {"bytes":0,"outcome":"error","peakRSSBytes":38273024,"reason":"transport failure: the response body is larger
+///  than the limit for this call","sanitizer":null,"seconds":0.41,"status":null}
 /// ```
 ///
 /// Exits 0 whatever the call's outcome; 2 for a bad command line, 1 when the probe itself breaks.
@@ -38,6 +38,22 @@ struct CourierProbe {
         var status: Int?
         /// `"thread"` when the probe runs under ThreadSanitizer, whose shadow memory inflates the peak.
         var sanitizer: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer
+        }
+
+        /// Writes every key, `null` for a missing value, so readers need not guess.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(seconds, forKey: .seconds)
+            try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
+            try container.encode(status, forKey: .status)
+            try container.encode(sanitizer, forKey: .sanitizer)
+        }
     }
 
     static let usage = "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]"
