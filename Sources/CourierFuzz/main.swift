@@ -119,6 +119,8 @@ var generator = Generator(random: SplitMix64(seed: seed))
 var ok = 0
 var rejected = 0
 var failures = 0
+/// Rejections by the oracle's first reason, for --verbose.
+var reasons: [String: Int] = [:]
 let start = Date()
 
 @MainActor func report(_ index: Int, _ fuzzCase: FuzzCase, _ message: String) {
@@ -154,12 +156,17 @@ for index in 0..<cases {
                 "rejected valid input: \(error.description.prefix(300)) \(error.underlyingError.map { "\($0)" } ?? "")")
         } else {
             rejected += 1
+            let reason = oracle.mustFail.first.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            reasons[reason ?? "at the depth limit", default: 0] += 1
             if verbose { say("rejected case \(index): \(error.description.prefix(200))") }
         }
     }
     if verbose, index % 100_000 == 0 { say("… \(index) cases") }
 }
 
+if verbose {
+    for (reason, count) in reasons.sorted(by: { $0.value > $1.value }) { say("  rejected: \(count) \(reason)") }
+}
 let seconds = Date().timeIntervalSince(start)
 say("cases=\(cases) ok=\(ok) rejected=\(rejected) failures=\(failures) seed=\(seed) seconds=\(Int(seconds.rounded()))")
 exit(failures == 0 ? 0 : 1)

@@ -10,34 +10,36 @@ import Foundation
 /// that `KeyedEncodingContainer` needs.
 struct DepthProbe: Encoder {
     /// What the walk shares: whether a container went past the limit, and where user info comes from.
-    final class Walk {
+    struct Walk {
         let encoder: JSONEncoder
         var tooDeep = false
-
-        init(encoder: JSONEncoder) {
-            self.encoder = encoder
-        }
     }
 
-    let walk: Walk
+    /// The walk's state, on the stack of ``check(_:for:)`` for as long as the walk lasts: no allocation
+    /// and no reference counting on the many copies of the probe. (An `Encoder` is only valid during the
+    /// `encode(to:)` call that receives it, so no probe outlives the walk.)
+    let walk: UnsafeMutablePointer<Walk>
     /// How many levels hold the value being encoded.
     let depth: Int
 
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { walk.encoder.userInfo }
+    var userInfo: [CodingUserInfoKey: Any] { walk.pointee.encoder.userInfo }
 
     /// Walks `model`; throws if it nests too deep or holds a NaN `Decimal`. Errors that the model itself
     /// throws are ignored here: the real encoder meets them again, with its full context.
     static func check(_ model: some Encodable, for encoder: JSONEncoder) throws {
-        let walk = Walk(encoder: encoder)
-        do {
-            try DepthProbe(walk: walk, depth: 0).encodeValue(model)
-        } catch let error as ProbeError {
-            throw error.encodingError
-        } catch {
-            // Not the walk's business (see above); a container may still have gone too deep.
+        var state = Walk(encoder: encoder)
+        let tooDeep = try withUnsafeMutablePointer(to: &state) { walk in
+            do {
+                try DepthProbe(walk: walk, depth: 0).encodeValue(model)
+            } catch let error as ProbeError {
+                throw error.encodingError
+            } catch {
+                // Not the walk's business (see above); a container may still have gone too deep.
+            }
+            return walk.pointee.tooDeep
         }
-        if walk.tooDeep { throw ProbeError.tooDeep.encodingError }
+        if tooDeep { throw ProbeError.tooDeep.encodingError }
     }
 
     /// Encodes `value`, held by `depth` levels, unless it is a leaf the JSON encoder writes itself.
@@ -51,6 +53,11 @@ struct DepthProbe: Encoder {
             if let decimal = value as? Decimal, decimal.isNaN { throw ProbeError.notANumber }
             return
         }
+        // Arrays of leaves, the most common nested values: one level, and nothing below it to walk.
+        if T.self == [String].self || T.self == [Int].self || T.self == [Double].self || T.self == [Bool].self {
+            opensContainer()
+            return
+        }
         try value.encode(to: self)
     }
 
@@ -59,7 +66,7 @@ struct DepthProbe: Encoder {
 
     /// Notes a container opened at this depth: it is level `depth + 1`.
     func opensContainer() {
-        if depth >= Parameters.maximumDepth { walk.tooDeep = true }
+        if depth >= Parameters.maximumDepth { walk.pointee.tooDeep = true }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
