@@ -15,6 +15,8 @@ let package = Package(
     targets: [
         .target(name: "Courier", swiftSettings: strictSettings),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // Random endpoints and inputs through makeRequest, checked by its own decoders (scripts/fuzz).
+        .executableTarget(name: "CourierFuzz", dependencies: ["Courier"], swiftSettings: strictSettings),
         .executableTarget(
             name: "Playground",
             dependencies: ["Courier", "CourierTesting"],

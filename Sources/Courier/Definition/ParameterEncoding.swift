@@ -70,7 +70,9 @@ public struct ParameterEncodingOptions: Hashable, Sendable {
         case brackets
         /// `tag[0]=a&tag[1]=b`.
         case indexed
-        /// `tag=a,b`.
+        /// `tag=a,b`: one pair, elements joined with a literal `,`. A comma inside an element is
+        /// percent-encoded (`["a,b", "c"]` → `tag=a%2Cb,c`), so the list splits back unambiguously. Arrays
+        /// holding arrays or objects fall back to repeated keys.
         case commaSeparated
     }
 
@@ -83,14 +85,20 @@ public struct ParameterEncodingOptions: Hashable, Sendable {
     }
 
     /// How a date is written.
+    ///
+    /// ISO 8601 text uses the proleptic Gregorian calendar (before 1582 too) and a four-digit year, so it
+    /// holds dates from `0000-01-01T00:00:00Z` through `9999-12-31T23:59:59.999Z`; numbers since 1970 hold
+    /// what an `Int64` holds. A date outside its style's range, or built from a NaN or infinite interval,
+    /// fails with ``APIError/RequestProblem/unencodableParameters``; it is never clamped.
     public enum DateStyle: Hashable, Sendable {
-        /// ISO 8601 in UTC without fractional seconds, `2024-05-06T07:08:09Z` (the default).
+        /// ISO 8601 in UTC without fractional seconds, `2024-05-06T07:08:09Z` (the default); a fraction of a
+        /// second is dropped.
         case iso8601
-        /// ISO 8601 in UTC with milliseconds, `2024-05-06T07:08:09.123Z`.
+        /// ISO 8601 in UTC with milliseconds, `2024-05-06T07:08:09.123Z`, rounded to the nearest millisecond.
         case iso8601WithFractionalSeconds
         /// Seconds since 1970 as a number, `1714979289` (fractions kept when present).
         case secondsSince1970
-        /// Whole milliseconds since 1970, `1714979289123`.
+        /// Whole milliseconds since 1970, `1714979289123`, rounded to the nearest.
         case millisecondsSince1970
     }
 

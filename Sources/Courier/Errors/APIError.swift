@@ -54,13 +54,16 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case invalidPathValue(name: String)
         /// A path value is an array or a nested object, which has no single-segment form.
         case unsupportedPathValue(name: String)
-        /// The path template is malformed, for example an unclosed `{`.
+        /// The path template is malformed: an unbalanced or empty `{}`, a `/` inside braces, or a `%` that
+        /// is not followed by two hex digits (in the path or its static query).
         case malformedPathTemplate
         /// A header name is not a valid token, or a header value contains CR, LF or NUL.
         case invalidHeader(name: String)
         /// The endpoint sends a body (`.json` or `.form`) but its method may not carry one.
         case bodyNotAllowed
-        /// The parameters cannot be encoded; the `EncodingError` is the ``APIError/underlyingError``.
+        /// The parameters cannot be encoded; the `EncodingError` is the ``APIError/underlyingError``. For
+        /// example a NaN or infinite number, a date outside its style's range (see
+        /// ``ParameterEncodingOptions/DateStyle``), or values nested deeper than ``Parameters/maximumDepth``.
         case unencodableParameters
         /// The parameters' shape does not fit the encoding, for example an array for a query string.
         case unsupportedParameters
@@ -369,7 +372,8 @@ extension APIError.RequestProblem: CustomStringConvertible {
         case .invalidPathValue(let name): "path parameter '\(name)' would make an empty, '.' or '..' segment"
         case .unsupportedPathValue(let name):
             "path parameter '\(name)' is an array or object; a path segment needs a single value"
-        case .malformedPathTemplate: "the path template is malformed (unbalanced or empty '{}')"
+        case .malformedPathTemplate:
+            "the path template is malformed (unbalanced or empty '{}', or a '%' not followed by two hex digits)"
         case .invalidHeader(let name): "header '\(name)' has an invalid name or a value with CR, LF or NUL"
         case .bodyNotAllowed: "this method cannot carry a request body; use the .query encoding"
         case .unencodableParameters: "the parameters could not be encoded"

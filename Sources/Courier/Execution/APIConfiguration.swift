@@ -80,11 +80,15 @@ public struct APIConfiguration: Sendable {
     /// 100 MiB: the default most response bytes a call holds in memory.
     public static let defaultMaxResponseBytes = 100 * 1024 * 1024
 
-    /// A `JSONEncoder` with sorted keys, unescaped slashes and ISO 8601 dates.
+    /// A `JSONEncoder` with sorted keys, unescaped slashes and ISO 8601 dates (`2024-05-06T07:08:09Z`).
+    ///
+    /// Dates are written in the proleptic Gregorian calendar, before 1582 too (Foundation's `.iso8601`
+    /// strategy switches to the Julian calendar there), and a date outside the years 0000–9999, NaN or
+    /// infinite, is an `EncodingError` rather than a clamped year.
     public static func makeDefaultEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = DateText.jsonEncodingStrategy
         return encoder
     }
 

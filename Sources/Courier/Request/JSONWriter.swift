@@ -9,7 +9,9 @@ struct JSONWriter {
         self.dateStyle = dateStyle
     }
 
-    mutating func write(_ value: ParameterValue) {
+    /// Writes `value`. Recursive, but ``ParameterValue/make(from:depth:)`` bounds the depth of every
+    /// value. Throws an `EncodingError` for a date that the date style cannot write.
+    mutating func write(_ value: ParameterValue) throws {
         switch value {
         case .null: append("null")
         case .bool(let bool): append(bool ? "true" : "false")
@@ -18,23 +20,25 @@ struct JSONWriter {
         case .date(let date):
             switch dateStyle {
             case .iso8601, .iso8601WithFractionalSeconds:
-                writeString(ParameterValue.text(for: date, style: dateStyle))
+                bytes.append(UInt8(ascii: "\""))
+                try DateText.appendISO8601(date, milliseconds: dateStyle == .iso8601WithFractionalSeconds, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
             case .secondsSince1970, .millisecondsSince1970:
-                append(ParameterValue.text(for: date, style: dateStyle))
+                append(try DateText.text(date, style: dateStyle))
             }
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element)
+                try write(element)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            writeObject(members.lazy.map { ($0.key, $0.value) })
+            try writeObject(members.lazy.map { ($0.key, $0.value) })
         }
     }
 
-    mutating func writeObject(_ members: some Sequence<(String, ParameterValue)>) {
+    mutating func writeObject(_ members: some Sequence<(String, ParameterValue)>) throws {
         bytes.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in members {
@@ -42,7 +46,7 @@ struct JSONWriter {
             first = false
             writeString(key)
             bytes.append(UInt8(ascii: ":"))
-            write(value)
+            try write(value)
         }
         bytes.append(UInt8(ascii: "}"))
     }

@@ -1,54 +1,96 @@
 import Foundation
 
 /// A node of the tree that ``ParameterTreeEncoder`` builds while a value encodes itself.
+///
+/// Each node knows how many arrays and objects hold it. A node that would be an array or object deeper
+/// than ``Parameters/maximumDepth`` becomes `tooDeep`, and its children are handed out but never stored,
+/// so the tree, and every recursive walk over it, stays within the limit however deep the value goes.
 final class ParameterNode {
     private enum Content {
         case empty
         case single(ParameterValue)
         case keyed
         case unkeyed
+        case tooDeep
     }
 
+    /// How many arrays, objects and wrapper values hold this node (see ``deepen()``).
+    private(set) var depth: Int
     private var content = Content.empty
     private var members: [(key: String, node: ParameterNode)] = []
     private var items: [ParameterNode] = []
 
-    var value: ParameterValue {
+    init(depth: Int = 0) {
+        self.depth = depth
+    }
+
+    /// Whether this node may be an array or an object: it would be level `depth + 1`.
+    private var mayNest: Bool { depth < Parameters.maximumDepth }
+
+    /// The value this node holds; an `EncodingError` when it, or a node inside it, nests too deep.
+    func value(codingPath: [any CodingKey] = []) throws -> ParameterValue {
         switch content {
-        case .empty: .object([])
-        case .single(let value): value
-        case .keyed: .object(members.map { ParameterValue.Member(key: $0.key, value: $0.node.value) })
-        case .unkeyed: .array(items.map(\.value))
+        case .empty: return .object([])
+        case .single(let value): return value
+        case .keyed:
+            return .object(try members.map { ParameterValue.Member(key: $0.key, value: try $0.node.value()) })
+        case .unkeyed: return .array(try items.map { try $0.value() })
+        case .tooDeep: throw ParameterNode.tooDeepError(codingPath)
         }
+    }
+
+    /// The error for parameters nested deeper than ``Parameters/maximumDepth``.
+    static func tooDeepError(_ codingPath: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            "nested value",
+            EncodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "The parameters nest more than \(Parameters.maximumDepth) arrays and objects deep"
+            )
+        )
     }
 
     func set(_ value: ParameterValue) {
         content = .single(value)
     }
 
+    /// Counts one more level: the node's value is about to encode itself as another value through a
+    /// single-value container (an `Optional`, a wrapper type), which recurses like nesting does.
+    func deepen() {
+        depth += 1
+    }
+
     func child(forKey key: String) -> ParameterNode {
+        guard mayNest else {
+            content = .tooDeep
+            return ParameterNode(depth: depth + 1)
+        }
         content = .keyed
         if let existing = members.first(where: { $0.key == key }) {
             return existing.node
         }
-        let node = ParameterNode()
+        let node = ParameterNode(depth: depth + 1)
         members.append((key, node))
         return node
     }
 
     func appendChild() -> ParameterNode {
+        guard mayNest else {
+            content = .tooDeep
+            return ParameterNode(depth: depth + 1)
+        }
         content = .unkeyed
-        let node = ParameterNode()
+        let node = ParameterNode(depth: depth + 1)
         items.append(node)
         return node
     }
 
     func becomeKeyed() {
-        if case .empty = content { content = .keyed }
+        if case .empty = content { content = mayNest ? .keyed : .tooDeep }
     }
 
     func becomeUnkeyed() {
-        if case .empty = content { content = .unkeyed }
+        if case .empty = content { content = mayNest ? .unkeyed : .tooDeep }
     }
 }
 
@@ -73,9 +115,11 @@ struct ParameterTreeEncoder: Encoder {
         SingleContainer(node: node, codingPath: codingPath)
     }
 
-    /// Encodes `value` into `node`.
+    /// Encodes `value` into `node`. A node deeper than ``Parameters/maximumDepth`` (a child of a `tooDeep`
+    /// one) throws at once, which stops a recursive value from recursing further.
     static func encode(_ value: some Encodable, into node: ParameterNode, codingPath: [any CodingKey]) throws {
-        if let special = ParameterValue.special(value) {
+        guard node.depth <= Parameters.maximumDepth else { throw ParameterNode.tooDeepError(codingPath) }
+        if let special = try ParameterValue.special(value, codingPath: codingPath) {
             node.set(special)
         } else {
             try value.encode(to: ParameterTreeEncoder(node: node, codingPath: codingPath))
@@ -109,7 +153,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         put(try ParameterValue.number(value, codingPath: codingPath + [key]), key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        put(try ParameterValue.number(Double(value), codingPath: codingPath + [key]), key)
+        put(try ParameterValue.number(value, codingPath: codingPath + [key]), key)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { put(ParameterTreeEncoder.number(value), key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { put(ParameterTreeEncoder.number(value), key) }
@@ -174,7 +218,10 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let number = try ParameterValue.number(value, codingPath: nextPath)
         nextNode().set(number)
     }
-    mutating func encode(_ value: Float) throws { try encode(Double(value)) }
+    mutating func encode(_ value: Float) throws {
+        let number = try ParameterValue.number(value, codingPath: nextPath)
+        nextNode().set(number)
+    }
     mutating func encode(_ value: Int) throws { nextNode().set(ParameterTreeEncoder.number(value)) }
     mutating func encode(_ value: Int8) throws { nextNode().set(ParameterTreeEncoder.number(value)) }
     mutating func encode(_ value: Int16) throws { nextNode().set(ParameterTreeEncoder.number(value)) }
@@ -222,7 +269,9 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Double) throws {
         node.set(try ParameterValue.number(value, codingPath: codingPath))
     }
-    mutating func encode(_ value: Float) throws { try encode(Double(value)) }
+    mutating func encode(_ value: Float) throws {
+        node.set(try ParameterValue.number(value, codingPath: codingPath))
+    }
     mutating func encode(_ value: Int) throws { node.set(ParameterTreeEncoder.number(value)) }
     mutating func encode(_ value: Int8) throws { node.set(ParameterTreeEncoder.number(value)) }
     mutating func encode(_ value: Int16) throws { node.set(ParameterTreeEncoder.number(value)) }
@@ -234,6 +283,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { node.set(ParameterTreeEncoder.number(value)) }
     mutating func encode(_ value: UInt64) throws { node.set(ParameterTreeEncoder.number(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
+        node.deepen()
         try ParameterTreeEncoder.encode(value, into: node, codingPath: codingPath)
     }
 }

@@ -18,7 +18,11 @@ enum ParameterValue: Sendable, Equatable {
     }
 
     /// Reduces a value, taking a fast path for the common scalar types.
-    static func make(from value: any Encodable) throws -> ParameterValue {
+    ///
+    /// - Parameter depth: How many arrays and objects hold `value`: 1 for a value of a dictionary or a list
+    ///   parameter, 0 for a model. The result never nests deeper than ``Parameters/maximumDepth`` in all, so
+    ///   everything that walks it recursively (the JSON writer, the query encoder) is bounded.
+    static func make(from value: any Encodable, depth: Int) throws -> ParameterValue {
         switch value {
         case let string as String: return .string(string)
         case let int as Int: return .number(String(int))
@@ -26,40 +30,55 @@ enum ParameterValue: Sendable, Equatable {
         case let double as Double: return try number(double)
         case let date as Date: return .date(date)
         default:
-            if let special = special(value) { return special }
-            let node = ParameterNode()
+            if let special = try special(value, codingPath: []) { return special }
+            let node = ParameterNode(depth: depth)
             try value.encode(to: ParameterTreeEncoder(node: node, codingPath: []))
-            return node.value
+            return try node.value()
         }
     }
 
     /// The value of well-known Foundation types that encode themselves in ways no query or form expects.
-    static func special(_ value: any Encodable) -> ParameterValue? {
+    /// A NaN `Decimal` is an `EncodingError`, as a NaN `Double` is.
+    static func special(_ value: any Encodable, codingPath: [any CodingKey]) throws -> ParameterValue? {
         switch value {
-        case let date as Date: .date(date)
-        case let url as URL: .string(url.absoluteString)
-        case let data as Data: .string(data.base64EncodedString())
-        case let decimal as Decimal: .number(decimal.description)
-        case let uuid as UUID: .string(uuid.uuidString)
-        default: nil
+        case let date as Date: return .date(date)
+        case let url as URL: return .string(url.absoluteString)
+        case let data as Data: return .string(data.base64EncodedString())
+        case let decimal as Decimal:
+            guard !decimal.isNaN else { throw notFinite(decimal, codingPath) }
+            return .number(decimal.description)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        default: return nil
         }
     }
 
     static func number(_ value: Double, codingPath: [any CodingKey] = []) throws -> ParameterValue {
-        guard value.isFinite else {
-            throw EncodingError.invalidValue(
-                value,
-                EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a finite number")
-            )
-        }
-        if value == value.rounded(), abs(value) < 1e15 {
-            return .number(String(Int64(value)))
+        guard value.isFinite else { throw notFinite(value, codingPath) }
+        if value == value.rounded(), abs(value) < 1e15, let whole = Int64(exactly: value) {
+            return .number(String(whole))
         }
         return .number(String(value))
     }
 
+    /// A `Float` in its own shortest form (`0.1`, not the `0.10000000149011612` of its `Double` value).
+    static func number(_ value: Float, codingPath: [any CodingKey] = []) throws -> ParameterValue {
+        guard value.isFinite else { throw notFinite(value, codingPath) }
+        if value == value.rounded(), abs(value) < 1e7, let whole = Int64(exactly: value) {
+            return .number(String(whole))
+        }
+        return .number(String(value))
+    }
+
+    private static func notFinite(_ value: Any, _ codingPath: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: codingPath, debugDescription: "\(value) is not a finite number")
+        )
+    }
+
     /// The text of a scalar for a path segment, query or form; `nil` for arrays, objects and null.
-    func scalarText(_ options: ParameterEncodingOptions) -> String? {
+    /// Throws an `EncodingError` for a date its style cannot write (see ``DateText``).
+    func scalarText(_ options: ParameterEncodingOptions) throws -> String? {
         switch self {
         case .string(let string): string
         case .number(let number): number
@@ -68,22 +87,8 @@ enum ParameterValue: Sendable, Equatable {
             case .literal: bool ? "true" : "false"
             case .numeric: bool ? "1" : "0"
             }
-        case .date(let date): Self.text(for: date, style: options.dates)
+        case .date(let date): try DateText.text(date, style: options.dates)
         case .null, .array, .object: nil
-        }
-    }
-
-    static func text(for date: Date, style: ParameterEncodingOptions.DateStyle) -> String {
-        switch style {
-        case .iso8601:
-            return date.formatted(.iso8601)
-        case .iso8601WithFractionalSeconds:
-            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        case .secondsSince1970:
-            let seconds = date.timeIntervalSince1970
-            return seconds == seconds.rounded() ? String(Int64(seconds)) : String(seconds)
-        case .millisecondsSince1970:
-            return String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
         }
     }
 }

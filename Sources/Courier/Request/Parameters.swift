@@ -29,6 +29,14 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// No parameters.
     public static let none = Parameters(storage: .named([]))
 
+    /// How many arrays and objects may sit inside each other in a call's parameters: 100.
+    ///
+    /// The parameters themselves (the dictionary, list or model) are the first level, so
+    /// `["a": [[1]]]` has three. Deeper parameters fail with
+    /// ``APIError/RequestProblem/unencodableParameters`` (the underlying `EncodingError` says so)
+    /// before anything recurses further, whichever encoding and encoder is used.
+    public static let maximumDepth = 100
+
     init(storage: Storage) {
         self.storage = storage
     }

@@ -72,6 +72,9 @@ struct PathTemplate: Sendable {
             }
         }
         if name != nil { valid = false }
+        // A `%` must start an escape: `URL(string:)` fails on a stray one and re-encodes the whole URL,
+        // every value's escapes included (`a%20b` → `a%2520b`).
+        if !Self.hasValidEscapes(pathPart) || !Self.hasValidEscapes(staticQuery ?? "") { valid = false }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         // Literals are encoded once here rather than on every call.
         parts = parts.map { part in
@@ -93,6 +96,28 @@ struct PathTemplate: Sendable {
             fixedPath = path
         } else {
             fixedPath = nil
+        }
+    }
+
+    /// Whether every `%` in `text` is followed by two hex digits.
+    static func hasValidEscapes(_ text: Substring) -> Bool {
+        var bytes = text.utf8[...]
+        while let percent = bytes.firstIndex(of: UInt8(ascii: "%")) {
+            bytes = bytes[bytes.index(after: percent)...]
+            guard bytes.count >= 2, isHexDigit(bytes[bytes.startIndex]),
+                isHexDigit(bytes[bytes.index(after: bytes.startIndex)])
+            else { return false }
+        }
+        return true
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default:
+            false
         }
     }
 

@@ -36,10 +36,10 @@ struct PlacedParameters {
             guard hasRest else { return }
             if placement == .json {
                 var writer = JSONWriter(dateStyle: options.dates)
-                writer.writeObject(
+                try writer.writeObject(
                     try named.compactMap { name, value in
                         guard let value, !pathNames.contains(name) else { return nil }
-                        return (name, try ParameterValue.make(from: value))
+                        return (name, try ParameterValue.make(from: value, depth: 1))
                     }
                 )
                 setBody(Data(writer.bytes), contentType: Self.jsonContentType)
@@ -52,7 +52,7 @@ struct PlacedParameters {
                     } else if let int = value as? Int {
                         pairs.add(name, text: String(int))
                     } else {
-                        pairs.add(name, try ParameterValue.make(from: value))
+                        try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
                     }
                 }
                 place(pairs, placement)
@@ -61,14 +61,17 @@ struct PlacedParameters {
             guard !list.isEmpty else { return }
             guard placement == .json else { throw RequestProblemError(.unsupportedParameters) }
             var writer = JSONWriter(dateStyle: options.dates)
-            writer.write(.array(try list.map { try ParameterValue.make(from: $0) }))
+            try writer.write(.array(try list.map { try ParameterValue.make(from: $0, depth: 1) }))
             setBody(Data(writer.bytes), contentType: Self.jsonContentType)
         case .model(let model):
             if placement == .json, pathNames.isEmpty {
+                // The configured encoder recurses without a limit and writes a NaN Decimal as `NaN`.
+                try DepthProbe.check(model, for: encoder)
                 setBody(try encoder.encode(model), contentType: Self.jsonContentType)
                 return
             }
-            guard case .object(let members) = try ParameterValue.make(from: model) else {
+            // The tree encoder checks depth and NaN, so the configured encoder below meets a safe model.
+            guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
                 throw RequestProblemError(.unsupportedParameters)
             }
             var pairs = QueryEncoder(options: options, spaceAsPlus: placement == .form)
@@ -83,7 +86,7 @@ struct PlacedParameters {
                         }
                     }
                 } else if placement != .json {
-                    pairs.add(member.key, member.value)
+                    try pairs.add(member.key, member.value)
                 }
             }
             if placement == .json {
@@ -121,7 +124,7 @@ struct PlacedParameters {
         _ options: ParameterEncodingOptions
     ) throws -> String {
         if let text = value as? String { return text }
-        return try pathText(name, ParameterValue.make(from: value), options)
+        return try pathText(name, ParameterValue.make(from: value, depth: 0), options)
     }
 
     private static func pathText(
@@ -130,7 +133,7 @@ struct PlacedParameters {
         _ options: ParameterEncodingOptions
     ) throws -> String {
         if value == .null { throw RequestProblemError(.missingPathValue(name: name)) }
-        guard let text = value.scalarText(options) else {
+        guard let text = try value.scalarText(options) else {
             throw RequestProblemError(.unsupportedPathValue(name: name))
         }
         return text

@@ -21,18 +21,20 @@ struct QueryEncoder {
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Adds `value` under `name`, following the array, boolean, date and nesting options; `null` adds nothing.
-    mutating func add(_ name: String, _ value: ParameterValue) {
+    /// Recursive, but ``ParameterValue/make(from:depth:)`` bounds the depth of every value. Throws an
+    /// `EncodingError` for a date that the date style cannot write.
+    mutating func add(_ name: String, _ value: ParameterValue) throws {
         switch value {
         case .null:
             return
         case .array(let elements):
-            addArray(name, elements)
+            try addArray(name, elements)
         case .object(let members):
             for member in members {
-                add(nestedName(name, member.key), member.value)
+                try add(nestedName(name, member.key), member.value)
             }
         case .bool, .number, .string, .date:
-            if let text = value.scalarText(options) {
+            if let text = try value.scalarText(options) {
                 add(name, text: text)
             }
         }
@@ -40,6 +42,12 @@ struct QueryEncoder {
 
     /// Adds a string without going through ``ParameterValue``.
     mutating func add(_ name: String, text: String) {
+        startPair(name)
+        PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
+    }
+
+    /// Writes the separator, the encoded name and `=`.
+    private mutating func startPair(_ name: String) {
         if isEmpty {
             isEmpty = false
         } else {
@@ -47,24 +55,33 @@ struct QueryEncoder {
         }
         PercentEncoding.append(name, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
         bytes.append(UInt8(ascii: "="))
-        PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
     }
 
-    private mutating func addArray(_ name: String, _ elements: [ParameterValue]) {
+    private mutating func addArray(_ name: String, _ elements: [ParameterValue]) throws {
         switch options.arrays {
         case .repeatedKeys:
-            for element in elements { add(name, element) }
+            for element in elements { try add(name, element) }
         case .brackets:
-            for element in elements { add(name + "[]", element) }
+            for element in elements { try add(name + "[]", element) }
         case .indexed:
-            for (index, element) in elements.enumerated() { add("\(name)[\(index)]", element) }
+            for (index, element) in elements.enumerated() { try add("\(name)[\(index)]", element) }
         case .commaSeparated:
-            let texts = elements.compactMap { $0.scalarText(options) }
-            if texts.count == elements.count(where: { $0 != .null }) {
-                if !texts.isEmpty { add(name, text: texts.joined(separator: ",")) }
-            } else {
-                // Arrays of arrays or objects have no comma form; fall back to repeated keys.
-                for element in elements { add(name, element) }
+            var texts: [String] = []
+            texts.reserveCapacity(elements.count)
+            for element in elements where element != .null {
+                guard let text = try element.scalarText(options) else {
+                    // Arrays of arrays or objects have no comma form; fall back to repeated keys.
+                    for element in elements { try add(name, element) }
+                    return
+                }
+                texts.append(text)
+            }
+            guard !texts.isEmpty else { return }
+            // Each element is encoded on its own, so a `,` inside one is `%2C`; only the separators are `,`.
+            startPair(name)
+            for (index, text) in texts.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
             }
         }
     }

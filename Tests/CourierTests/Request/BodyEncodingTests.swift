@@ -205,6 +205,71 @@ import Testing
         #expect(error.underlyingError is EncodingError)
     }
 
+    struct Payment: Encodable, Sendable {
+        let amount: Decimal
+        let ratio: Float
+    }
+
+    static let nonFiniteBodies: [(String, @Sendable () throws -> APIRequest)] = [
+        (
+            "dictionary Decimal.nan",
+            {
+                try POST<Decimal>(wrappedValue: .init { ["amount": $0] }, "/pay").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "list Decimal.nan",
+            {
+                try POST<Decimal>(wrappedValue: .init { [$0] }, "/pay").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "dictionary Float.nan",
+            {
+                try POST<Float>(wrappedValue: .init { ["ratio": $0] }, "/pay").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "form Decimal.nan",
+            {
+                try POST<Decimal>(wrappedValue: .init { ["amount": $0] }, "/pay", encoding: .form).makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "model Decimal.nan",
+            {
+                try POST<Payment>(wrappedValue: .init { $0 }, "/pay").makeRequest(
+                    with: Payment(amount: .nan, ratio: 1), using: testConfiguration)
+            }
+        ),
+        (
+            "nested model Decimal.nan",
+            {
+                try POST<[Payment]>(wrappedValue: .init { $0 }, "/pay").makeRequest(
+                    with: [Payment(amount: 1, ratio: 1), Payment(amount: .nan, ratio: 1)], using: testConfiguration)
+            }
+        ),
+        (
+            "model Float.infinity",
+            {
+                try POST<Payment>(wrappedValue: .init { $0 }, "/pay").makeRequest(
+                    with: Payment(amount: 1, ratio: .infinity), using: testConfiguration)
+            }
+        ),
+    ]
+
+    /// `Decimal.nan` was sent as `{"amount":NaN}` (not JSON) and `amount=NaN`.
+    @Test(arguments: nonFiniteBodies)
+    func nonFiniteNumbersInBodiesAreAnEncodingError(name: String, build: @Sendable () throws -> APIRequest) throws {
+        let error = try #require(buildError { try build() })
+        #expect(error.reason == .invalidRequest(.unencodableParameters))
+        #expect(error.underlyingError is EncodingError)
+    }
+
     @Test func scalarModelCannotFillAQuery() throws {
         let endpoint = GET<String>(wrappedValue: .init { $0 }, "/x")
         let error = try #require(buildError { try endpoint.makeRequest(with: "plain", using: testConfiguration) })

@@ -107,6 +107,26 @@ import Testing
         #expect(error.description.hasPrefix("GET \(path): "))
     }
 
+    /// A `%` not followed by two hex digits made `URL(string:)` fail and re-encode the whole URL, so every
+    /// value came out double-encoded (`a b` → `a%2520b`).
+    @Test(arguments: [
+        "/files%zz/{name}", "/x/{name}?r=%zz", "/a%2/{name}", "/a/{name}%", "/x/{name}?r=%g0", "/f/%E9%zz/{name}",
+        "/{name}?a=1&b=%", "%/{name}",
+    ])
+    func invalidPercentEscapesAreAMalformedTemplate(path: String) throws {
+        let endpoint = GET<String>(wrappedValue: .init { ["name": $0] }, path)
+        let error = try #require(buildError { try endpoint.makeRequest(with: "a b", using: testConfiguration) })
+        #expect(error.reason == .invalidRequest(.malformedPathTemplate))
+        #expect(error.description.hasPrefix("GET \(path): "))
+        #expect(error.description.contains("'%'"))
+    }
+
+    @Test func validPercentEscapesStayAsWritten() throws {
+        let endpoint = GET<String>(wrappedValue: .init { ["name": $0, "q": $0] }, "/files%2F%aa/{name}?r=%41%2b")
+        let request = try endpoint.makeRequest(with: "a b", using: testConfiguration)
+        #expect(request.url.absoluteString == "https://api.example.com/v2/files%2F%aa/a%20b?r=%41%2b&q=a%20b")
+    }
+
     @Test func literalPathTextIsEncodedOnceAndEscapesSurvive() throws {
         let endpoint = GET<Void>("/search results/caf%C3%A9")
         let request = try endpoint.makeRequest(using: testConfiguration)

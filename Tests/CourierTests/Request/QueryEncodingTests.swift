@@ -61,7 +61,7 @@ import Testing
         (.repeatedKeys, "tag=a&tag=b%20c"),
         (.brackets, "tag%5B%5D=a&tag%5B%5D=b%20c"),
         (.indexed, "tag%5B0%5D=a&tag%5B2%5D=b%20c"),
-        (.commaSeparated, "tag=a%2Cb%20c"),
+        (.commaSeparated, "tag=a,b%20c"),
     ]
 
     @Test(arguments: arrayCases)
@@ -70,6 +70,16 @@ import Testing
         configuration.parameterOptions.arrays = style
         let request = try Self.list.makeRequest(with: ["a", nil, "b c"], using: configuration)
         #expect(request.rawQuery == expectedQuery)
+    }
+
+    @Test func commasInsideCommaSeparatedElementsAreEncoded() throws {
+        var configuration = testConfiguration
+        configuration.parameterOptions.arrays = .commaSeparated
+        let request = try Self.list.makeRequest(with: ["a,b", nil, "c d", ",", ""], using: configuration)
+        #expect(request.rawQuery == "tag=a%2Cb,c%20d,%2C,")
+        let form = POST<[String]>(
+            wrappedValue: .init { ["tag": $0] }, "/x", encoding: .form(.init(arrays: .commaSeparated)))
+        #expect(try form.makeRequest(with: ["a,b", "c d"], using: testConfiguration).bodyText == "tag=a%2Cb,c+d")
     }
 
     @Test func arraysRepeatTheirKeyByDefault() throws {
@@ -165,7 +175,7 @@ import Testing
             encoding: .query(.init(arrays: .commaSeparated))
         )
         let request = try endpoint.makeRequest(with: [1, 2, 3], using: testConfiguration)
-        #expect(request.rawQuery == "id=1%2C2%2C3")
+        #expect(request.rawQuery == "id=1,2,3")
     }
 
     @Test func numbersUseTheirShortestForm() throws {
@@ -207,6 +217,57 @@ import Testing
         let endpoint = GET<Void>(wrappedValue: .init { ["a", "b"] }, "/x")
         let error = try #require(buildError { try endpoint.makeRequest(using: testConfiguration) })
         #expect(error.reason == .invalidRequest(.unsupportedParameters))
+    }
+
+    static let nonFinite: [(String, @Sendable () throws -> APIRequest)] = [
+        (
+            "Decimal.nan",
+            {
+                try GET<Decimal>(wrappedValue: .init { ["x": $0] }, "/x").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "[Decimal.nan]",
+            {
+                try GET<[Decimal]>(wrappedValue: .init { ["x": $0] }, "/x").makeRequest(
+                    with: [.nan], using: testConfiguration)
+            }
+        ),
+        (
+            "Float.nan",
+            {
+                try GET<Float>(wrappedValue: .init { ["x": $0] }, "/x").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+        (
+            "-Float.infinity",
+            {
+                try GET<[Float]>(wrappedValue: .init { ["x": $0] }, "/x").makeRequest(
+                    with: [-.infinity], using: testConfiguration)
+            }
+        ),
+        (
+            "Decimal.nan in a path",
+            {
+                try GET<Decimal>(wrappedValue: .init { ["x": $0] }, "/x/{x}").makeRequest(
+                    with: .nan, using: testConfiguration)
+            }
+        ),
+    ]
+
+    @Test(arguments: nonFinite)
+    func nonFiniteDecimalsAndFloatsAreAnEncodingError(name: String, build: @Sendable () throws -> APIRequest) throws {
+        let error = try #require(buildError { try build() })
+        #expect(error.reason == .invalidRequest(.unencodableParameters))
+        #expect(error.underlyingError is EncodingError)
+    }
+
+    @Test func floatsUseTheirShortestForm() throws {
+        let endpoint = GET<Void>(wrappedValue: .init { ["f": Float(0.1), "g": [Float(2.5), Float(3)]] }, "/x")
+        let request = try endpoint.makeRequest(using: testConfiguration)
+        #expect(request.rawQuery == "f=0.1&g=2.5&g=3")
     }
 
     @Test func nonFiniteNumbersAreAnEncodingError() throws {
