@@ -81,7 +81,9 @@ public struct RetryPolicy: Sendable {
 
     private static func clamp(seconds: Double, max: Duration) -> Duration {
         guard seconds.isFinite, seconds > 0 else { return .zero }
-        return min(.milliseconds(Int64((seconds * 1000).rounded())), max)
+        // A server may send any number (`1e300`): anything past what a Duration holds is the cap.
+        guard let milliseconds = Int64(exactly: (seconds * 1000).rounded()) else { return max }
+        return min(.milliseconds(milliseconds), max)
     }
 
     /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.

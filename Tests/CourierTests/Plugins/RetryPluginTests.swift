@@ -128,6 +128,14 @@ import Testing
         }
     }
 
+    @Test(
+        "A Retry-After of any size from the server is capped, never a crash",
+        arguments: ["1e300", "9.3e18", "99999999999999999999", "1e16"])
+    func hugeRetryAfterIsCapped(value: String) {
+        let policy = RetryPolicy(maxAttempts: 3)
+        #expect(policy.delay(retryAfter: value) == policy.maxDelay)
+    }
+
     @Test func cancellingDuringABackoffWaitReturnsPromptly() async throws {
         // GIVEN a server that asks to wait a long time before retrying
         let stub = sequence([503], headers: ["Retry-After": "20"])
