@@ -7,7 +7,7 @@ import Foundation
 /// One call of ``URLSessionExecutor``: the task's own delegate, which enforces the call's deadline, redirect
 /// policy and size limit, and resumes the caller exactly once — when the task completes, or at once when
 /// Courier stops the call (cancellation, deadline, size limit, refused redirect).
-final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
+final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Client, Sendable {
     /// Why Courier stopped a call before its task completed.
     private enum Stop {
         case cancelled
@@ -21,7 +21,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
         var stop: Stop?
         var finished = false
-        var deadline: (any DispatchSourceTimer)?
         var body = Data()
         var received = 0
         var redirects = 0
@@ -74,25 +73,20 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
     // MARK: - Stopping
 
     private func startDeadline() {
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + request.timeout.timeInterval)
-        // Weak: a call that ended is released at once rather than kept by its timer.
-        timer.setEventHandler { [weak self] in self?.stop(.timedOut) }
-        let running = state.withLock { state -> Bool in
-            guard !state.finished, state.stop == nil else { return false }
-            state.deadline = timer
-            return true
-        }
-        if running { timer.activate() }
+        DeadlineClock.shared.add(self, timeout: request.timeout)
+        // A call stopped in between left the clock before it was added: take it out again.
+        if state.withLock({ $0.finished }) { DeadlineClock.shared.remove(self) }
+    }
+
+    /// The call's deadline passed.
+    func deadlinePassed() {
+        stop(.timedOut)
     }
 
     /// Ends the call with `reason` unless it already ended: resumes the caller at once, then cancels the task.
     private func stop(_ reason: Stop, cancellingTask: Bool = true) {
         let ended = state.withLock {
-            state -> (
-                URLSessionDataTask?, CheckedContinuation<(Data, HTTPURLResponse), any Error>?,
-                (any DispatchSourceTimer)?
-            )? in
+            state -> (URLSessionDataTask?, CheckedContinuation<(Data, HTTPURLResponse), any Error>?)? in
             guard !state.finished, state.stop == nil else { return nil }
             state.stop = reason
             state.finished = true
@@ -100,12 +94,11 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
             defer {
                 state.task = nil
                 state.continuation = nil
-                state.deadline = nil
             }
-            return (state.task, state.continuation, state.deadline)
+            return (state.task, state.continuation)
         }
-        guard let (task, continuation, deadline) = ended else { return }
-        deadline?.cancel()
+        guard let (task, continuation) = ended else { return }
+        DeadlineClock.shared.remove(self)
         continuation?.resume(throwing: error(for: reason))
         // Not from here: a stop may come from inside a task callback, which runs on the queue that
         // `cancel()` waits for (see InlineOperationQueue).
@@ -135,22 +128,18 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// The task ended: resumes the caller with the response, unless Courier stopped the call before.
     private func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
         let ended = state.withLock {
-            state -> (
-                CheckedContinuation<(Data, HTTPURLResponse), any Error>, Data, HTTPURLResponse?,
-                (any DispatchSourceTimer)?
-            )? in
+            state -> (CheckedContinuation<(Data, HTTPURLResponse), any Error>, Data, HTTPURLResponse?)? in
             guard !state.finished, let continuation = state.continuation else { return nil }
             state.finished = true
             defer {
                 state.task = nil
                 state.continuation = nil
-                state.deadline = nil
                 state.body = Data()
             }
-            return (continuation, data ?? state.body, state.declinedChallenge, state.deadline)
+            return (continuation, data ?? state.body, state.declinedChallenge)
         }
-        guard let (continuation, body, declined, deadline) = ended else { return }
-        deadline?.cancel()
+        guard let (continuation, body, declined) = ended else { return }
+        DeadlineClock.shared.remove(self)
         continuation.resume(with: outcome(body: body, response: response, error: error, declined: declined))
     }
 

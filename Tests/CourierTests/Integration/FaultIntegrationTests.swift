@@ -76,6 +76,28 @@ struct FaultIntegrationTests {
         #expect(elapsed < route.timeout + .seconds(2), "timed out after \(elapsed)")
     }
 
+    @Test("A short deadline started after long ones still ends its call on time, and the long calls run on")
+    func deadlinesOfDifferentLengths() async throws {
+        // GIVEN two calls in flight with long deadlines (the process-wide clock is armed for those)
+        let configuration = try FaultServer.configuration(timeout: .seconds(30))
+        let slow = GET<Void>("/slow-headers?delay=3", timeout: .seconds(30))
+        let long = Task { () async throws(APIError) -> APIResponse in try await slow.request(using: configuration) }
+        let longer = Task { () async throws(APIError) -> APIResponse in try await slow.request(using: configuration) }
+        try await Task.sleep(for: .milliseconds(100))
+
+        // WHEN a call with a half-second deadline starts
+        let short = GET<Void>("/slow-headers?delay=10", timeout: .milliseconds(500))
+        let (outcome, elapsed) = await bounded(within: Self.hardLimit) { () async throws(APIError) in
+            try await short.request(using: configuration) as APIResponse
+        }
+
+        // THEN it times out on time, and the long calls finish normally after their 3 s
+        #expect(outcome.error?.reason == .transport(.timedOut), "got \(String(describing: outcome))")
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(2), "timed out after \(elapsed)")
+        #expect(try await long.value.statusCode == 200)
+        #expect(try await longer.value.statusCode == 200)
+    }
+
     // MARK: - Size limits
 
     enum OversizedRoute: String, CaseIterable, Sendable, CustomTestStringConvertible {
