@@ -92,10 +92,12 @@ public struct APIConfiguration: Sendable {
         return encoder
     }
 
-    /// A `JSONDecoder` with ISO 8601 dates.
+    /// A `JSONDecoder` that reads dates as ISO 8601 / RFC 3339 date-times (`2024-05-06T07:08:09Z`, with or
+    /// without fractional seconds, `Z` or an offset) in the proleptic Gregorian calendar, the way the default
+    /// encoder writes them.
     public static func makeDefaultDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = ISO8601Parser.jsonDecodingStrategy
         return decoder
     }
 
