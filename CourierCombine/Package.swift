@@ -30,6 +30,8 @@ let package = Package(
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
+                // DispatchQueue as a scheduler (`receive(on:)`), which Combine has built in.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
