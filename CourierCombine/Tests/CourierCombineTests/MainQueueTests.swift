@@ -5,15 +5,8 @@ import Testing
 
 #if canImport(Combine)
     import Combine
-
-    /// The main queue as a Combine scheduler.
-    private var mainQueue: DispatchQueue { .main }
 #else
     import OpenCombine
-    import OpenCombineDispatch
-
-    /// The main queue as an OpenCombine scheduler (OpenCombineDispatch spells it `.ocombine`).
-    private var mainQueue: DispatchQueue.OCombine { DispatchQueue.main.ocombine }
 #endif
 
 /// Values arrive on no particular queue; `receive(on:)` is how code that needs the main queue gets them there.
