@@ -113,7 +113,7 @@ extension API where Parameter: Sendable {
 
 extension API where Parameter == Void {
     /// A publisher that calls the endpoint for each subscriber and emits the response decoded as `Output`,
-    /// the type the subscriber asks for (see ``/Courier/API/publisher(with:as:using:decoder:)``).
+    /// the type the subscriber asks for, as `publisher(with:as:using:decoder:)` does.
     /// - Parameters:
     ///   - type: The type to decode; inferred from the context when omitted.
     ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
