@@ -123,31 +123,12 @@ private struct ISO8601Instant {
         }
         let days = Self.floorDivide(seconds, 86_400)
         secondOfDay = Int(seconds - days * 86_400)
-        (year, month, day) = Self.civil(fromDaysSince1970: Int(days))
+        (year, month, day) = ProlepticGregorian.civil(fromDaysSince1970: Int(days))
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         let quotient = value / divisor
         return value % divisor < 0 ? quotient - 1 : quotient
-    }
-
-    /// Year, month and day of a day count from 1970-01-01 in the proleptic Gregorian calendar.
-    ///
-    /// The calendar repeats every 400 years (146,097 days). Counting from 0000-03-01 puts the leap day at
-    /// the end of each year, so the day of the year gives the month with one linear formula
-    /// (March–January months alternate 31/30 days in a 153-day five-month rhythm). After Howard Hinnant's
-    /// `civil_from_days`.
-    private static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let fromMarch0000 = days + 719_468  // 0000-03-01 is 719,468 days before 1970-01-01
-        let era = (fromMarch0000 >= 0 ? fromMarch0000 : fromMarch0000 - 146_096) / 146_097
-        let dayOfEra = fromMarch0000 - era * 146_097  // 0...146_096
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // 0...399
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // 0...365, from March 1
-        let shiftedMonth = (5 * dayOfYear + 2) / 153  // 0 is March, 11 is February
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 
     /// Writes the text into `buffer` (at least ``maximumCount`` bytes) and returns its length.
@@ -185,5 +166,53 @@ private struct ISO8601Instant {
         }
         put("Z")
         return index
+    }
+}
+
+/// Calendar arithmetic for ISO 8601 dates: the proleptic Gregorian calendar (Gregorian rules extended before
+/// 1582), in both directions, for the writer (``DateText``) and the reader (``ISO8601Parser``).
+enum ProlepticGregorian {
+    /// Year, month and day of a day count from 1970-01-01 in the proleptic Gregorian calendar.
+    ///
+    /// The calendar repeats every 400 years (146,097 days). Counting from 0000-03-01 puts the leap day at
+    /// the end of each year, so the day of the year gives the month with one linear formula
+    /// (March–January months alternate 31/30 days in a 153-day five-month rhythm). After Howard Hinnant's
+    /// `civil_from_days`.
+    static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let fromMarch0000 = days + 719_468  // 0000-03-01 is 719,468 days before 1970-01-01
+        let era = (fromMarch0000 >= 0 ? fromMarch0000 : fromMarch0000 - 146_096) / 146_097
+        let dayOfEra = fromMarch0000 - era * 146_097  // 0...146_096
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // 0...399
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // 0...365, from March 1
+        let shiftedMonth = (5 * dayOfYear + 2) / 153  // 0 is March, 11 is February
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    static func isLeap(_ year: Int) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (years 0000–9999, so never negative before
+    /// the division). Counting years from March puts the leap day last; a 153-day five-month rhythm gives
+    /// the day of the year. After Howard Hinnant's `days_from_civil`.
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let shiftedMonth = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -45,7 +45,8 @@ enum ISO8601Parser {
             let day = number(2), expect(UInt8(ascii: "T"), UInt8(ascii: "t")), let hour = number(2),
             expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")), let second = number(2)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+        guard (1...12).contains(month), day >= 1, day <= ProlepticGregorian.daysIn(month: month, year: year), hour < 24,
+            minute < 60,
             second < 60
         else { return nil }
 
@@ -79,33 +80,8 @@ enum ISO8601Parser {
         }
         guard index == bytes.count else { return nil }
 
-        let days = daysSince1970(year: year, month: month, day: day)
+        let days = ProlepticGregorian.daysSince1970(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    private static func isLeap(_ year: Int) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (years 0000–9999, so never negative before
-    /// the division). Counting years from March puts the leap day last; a 153-day five-month rhythm gives
-    /// the day of the year. After Howard Hinnant's `days_from_civil`.
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let marchYear = month <= 2 ? year - 1 : year
-        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
-        let yearOfEra = marchYear - era * 400
-        let shiftedMonth = month > 2 ? month - 3 : month + 9
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
