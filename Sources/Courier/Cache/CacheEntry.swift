@@ -26,7 +26,9 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A stored response: what a ``CacheStorage`` keeps for a ``CacheKey``.
-public struct CacheEntry: Sendable, Hashable {
+///
+/// Its description and mirror show the key, status, size and dates, never header values or the body.
+public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The entry's key.
     public var key: CacheKey
     /// The response's status code.
@@ -75,6 +77,22 @@ public struct CacheEntry: Sendable, Hashable {
         return date < expiresAt
     }
 
+    /// The key, status, body size and dates; no header values, no body.
+    public var description: String {
+        "CacheEntry(key: \(key), status: \(statusCode), bytes: \(body.count), storedAt: \(storedAt), "
+            + "expiresAt: \(expiresAt.map { "\($0)" } ?? "never"))"
+    }
+
+    /// The same fields as ``description``.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "key": key.rawValue, "statusCode": statusCode, "bytes": body.count, "storedAt": storedAt,
+                "expiresAt": expiresAt as Any,
+            ])
+    }
+
     /// An estimate of the memory the entry takes, in bytes: what ``MemoryCacheStorage`` counts.
     public var cost: Int {
         var total = body.count + key.rawValue.utf8.count + varyDigest.utf8.count + 128
@@ -97,7 +115,8 @@ enum CacheEntryCoding {
         writer.string(entry.key.prefix)
         writer.string(entry.key.digest)
         writer.integer(UInt64(bitPattern: Int64(entry.statusCode)))
-        writer.string(entry.url?.absoluteString ?? "")
+        // Redacted: a credential in the URL (user info, an API key in the query) does not go to disk.
+        writer.string(entry.url.map(SensitiveData.redacted) ?? "")
         writer.integer(entry.storedAt.timeIntervalSince1970.bitPattern)
         writer.integer(entry.expiresAt == nil ? 0 : 1)
         writer.integer(entry.expiresAt?.timeIntervalSince1970.bitPattern ?? 0)

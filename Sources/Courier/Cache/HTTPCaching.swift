@@ -48,6 +48,15 @@ enum HTTPCaching {
         return policy.shouldWrite?(response) ?? true
     }
 
+    /// The headers kept with a stored response: all but `Set-Cookie`, which must never be replayed to
+    /// another call.
+    static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        guard headers.contains(.setCookie) else { return headers }
+        var kept = headers
+        kept.remove(.setCookie)
+        return kept
+    }
+
     /// The request header names a response varies on; `nil` for `Vary: *` (it matches no later request).
     static func varyNames(_ headers: HTTPHeaders) -> [HTTPHeaderName]? {
         var names: [HTTPHeaderName] = []
@@ -132,7 +141,7 @@ enum HTTPCaching {
         var updated = entry
         var fresh = HTTPHeaders()
         let kept: Set<HTTPHeaderName> = [.contentLength, "Content-Encoding", "Transfer-Encoding", "Content-Range"]
-        for field in notModified.headers where !kept.contains(field.name) { fresh.add(field.name, field.value) }
+        for field in storedHeaders(notModified.headers) where !kept.contains(field.name) { fresh.add(field.name, field.value) }
         updated.headers.merge(fresh)
         updated.storedAt = now
         updated.expiresAt = self.expiry(expiry, headers: updated.headers, now: now)
@@ -174,6 +183,11 @@ enum HTTPCaching {
             hasCredentials = true
             hasher.update(field: name)
             hasher.update(field: value)
+        }
+        // A credential in the query (an API key an auth plugin appended) is already in the URL part of the
+        // key; it still marks the request as one with credentials.
+        if request.url.query != nil, request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) }) {
+            hasCredentials = true
         }
         if request.url.absoluteString.contains("@"),
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),

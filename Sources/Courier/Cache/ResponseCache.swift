@@ -102,7 +102,8 @@ public final class ResponseCache: Sendable {
             switch Self.pass {
             case .cachedAnyAge?: .cacheOnly
             case .network?: .networkOnly
-            case nil: policy.read
+            // request(with:) returns one value: the network's in cache-then-network.
+            case nil: policy.read == .cacheThenNetwork ? .networkOnly : policy.read
             }
         let uses = policy.methods.contains(request.method) && (mode != .networkOnly || !policy.write.isEmpty)
         guard uses || policy.deduplicatesInFlightRequests,
@@ -189,7 +190,7 @@ public final class ResponseCache: Sendable {
         else { return }
         let now = now()
         let entry = CacheEntry(
-            key: key, statusCode: response.statusCode, headers: response.headers, body: body, url: response.url,
+            key: key, statusCode: response.statusCode, headers: HTTPCaching.storedHeaders(response.headers), body: body, url: response.url,
             storedAt: now, expiresAt: HTTPCaching.expiry(policy.expiry, headers: response.headers, now: now),
             varyNames: varyNames, varyDigest: HTTPCaching.varyDigest(varyNames, request: request))
         await write(entry, hasCredentials: hasCredentials, policy: policy)
