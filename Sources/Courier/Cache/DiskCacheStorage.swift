@@ -110,7 +110,8 @@ public final class DiskCacheStorage: CacheStorage {
         guard rename(temporary.path, url.path) == 0 else {
             let code = errno
             unlink(temporary.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
         }
         index.withLock { index in
             var list = index ?? loadIndex()
@@ -162,8 +163,9 @@ public final class DiskCacheStorage: CacheStorage {
     }
 
     private func contents() -> [URL] {
-        let urls = (try? FileManager.default.contentsOfDirectory(
-            at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]))
+        let urls =
+            (try? FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]))
         return (urls ?? []).filter {
             $0.pathExtension == Self.fileExtension || $0.pathExtension == Self.temporaryExtension
         }

@@ -135,13 +135,17 @@ enum HTTPCaching {
 
     /// `entry` refreshed by a `304 Not Modified`: its headers updated with the 304's (RFC 9111 §4.3.4,
     /// except framing headers), its freshness restarted at `now`.
-    static func refreshed(_ entry: CacheEntry, with notModified: APIResponse, expiry: CachePolicy.Expiry, now: Date)
+    static func refreshed(
+        _ entry: CacheEntry, with notModified: APIResponse, expiry: CachePolicy.Expiry, now: Date
+    )
         -> CacheEntry
     {
         var updated = entry
         var fresh = HTTPHeaders()
         let kept: Set<HTTPHeaderName> = [.contentLength, "Content-Encoding", "Transfer-Encoding", "Content-Range"]
-        for field in storedHeaders(notModified.headers) where !kept.contains(field.name) { fresh.add(field.name, field.value) }
+        for field in storedHeaders(notModified.headers) where !kept.contains(field.name) {
+            fresh.add(field.name, field.value)
+        }
         updated.headers.merge(fresh)
         updated.storedAt = now
         updated.expiresAt = self.expiry(expiry, headers: updated.headers, now: now)

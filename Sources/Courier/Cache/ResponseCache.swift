@@ -147,7 +147,8 @@ public final class ResponseCache: Sendable {
     ) async throws -> APIResponse {
         guard policy.deduplicatesInFlightRequests else { return try await executor.execute(request) }
         // Conditional and plain requests for one key are different calls.
-        let shared = request.headers.contains(.ifNoneMatch) || request.headers.contains("If-Modified-Since")
+        let shared =
+            request.headers.contains(.ifNoneMatch) || request.headers.contains("If-Modified-Since")
             ? CacheKey(prefix: key.prefix, digest: key.digest + "/conditional") : key
         return try await inFlight.run(key: shared) { try await executor.execute(request) }
     }
@@ -190,7 +191,8 @@ public final class ResponseCache: Sendable {
         else { return }
         let now = now()
         let entry = CacheEntry(
-            key: key, statusCode: response.statusCode, headers: HTTPCaching.storedHeaders(response.headers), body: body, url: response.url,
+            key: key, statusCode: response.statusCode, headers: HTTPCaching.storedHeaders(response.headers), body: body,
+            url: response.url,
             storedAt: now, expiresAt: HTTPCaching.expiry(policy.expiry, headers: response.headers, now: now),
             varyNames: varyNames, varyDigest: HTTPCaching.varyDigest(varyNames, request: request))
         await write(entry, hasCredentials: hasCredentials, policy: policy)

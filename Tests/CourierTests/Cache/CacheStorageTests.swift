@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(Glibc)
     import Glibc

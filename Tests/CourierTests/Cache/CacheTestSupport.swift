@@ -64,7 +64,9 @@ func cacheFiles(in directory: URL) -> [URL] {
 }
 
 /// A configuration for the logic above the executor: `server` answers, `cache` sits in front of it.
-func cachingConfiguration(_ server: any APIExecutor, cache: ResponseCache, plugins: [any APIPlugin] = [])
+func cachingConfiguration(
+    _ server: any APIExecutor, cache: ResponseCache, plugins: [any APIPlugin] = []
+)
     -> APIConfiguration
 {
     APIConfiguration(baseURL: URL(string: "https://api.example.com"), executor: server, plugins: plugins).with {

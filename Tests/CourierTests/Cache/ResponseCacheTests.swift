@@ -367,7 +367,9 @@ import Testing
             tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk))])
         let allowed = GET<Void>(
             "/b", headers: [name: "secret-1"],
-            tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, allowsCredentialedDiskWrites: true))])
+            tags: [
+                .cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, allowsCredentialedDiskWrites: true))
+            ])
         _ = try await setup.call(denied)
         #expect(cacheFiles(in: setup.directory).isEmpty)
         #expect(setup.memory.count == 1)
@@ -395,7 +397,8 @@ import Testing
     @Test func keysAndDescriptionsDoNotShowCredentials() async throws {
         let setup = Setup()
         let endpoint = GET<Void>("/items", tags: [.cache(.cacheElseNetwork())])
-        let request = try endpoint.makeRequest(using: setup.configuration.with { $0.headers = ["Authorization": "Bearer top-secret"] })
+        let request = try endpoint.makeRequest(
+            using: setup.configuration.with { $0.headers = ["Authorization": "Bearer top-secret"] })
         let key = try #require(setup.cache.key(for: request))
         #expect(!key.description.contains("top-secret"))
         #expect(!key.description.contains("items"))

@@ -71,7 +71,8 @@ final class StatusRecorder: APIExecutor {
     @Test func cacheEndpointAnswers304AndTheEntryIsServed() async throws {
         // GIVEN /cache's response (Last-Modified + ETag), stale at once
         let setup = try Setup()
-        let endpoint = GET<Void>("/cache", tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memory, expiry: .seconds(0)))])
+        let endpoint = GET<Void>(
+            "/cache", tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memory, expiry: .seconds(0)))])
         let first = try await endpoint.request(using: setup.configuration)
         // WHEN it is read again
         let second = try await endpoint.request(using: setup.configuration)
@@ -85,7 +86,9 @@ final class StatusRecorder: APIExecutor {
 
     @Test func etagEndpointRevalidatesWithIfNoneMatch() async throws {
         let setup = try Setup()
-        let endpoint = GET<Void>("/etag/v42", tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .seconds(30)))])
+        let endpoint = GET<Void>(
+            "/etag/v42",
+            tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .seconds(30)))])
         let first = try await endpoint.request(using: setup.configuration)
         #expect(first.headers[.eTag] == "v42")
         setup.clock.advance(29)
@@ -118,7 +121,8 @@ final class StatusRecorder: APIExecutor {
     @Test func noStoreFromTheServerIsNotWritten() async throws {
         let setup = try Setup()
         let endpoint = GET<Void>(
-            "/response-headers", tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))])
+            "/response-headers",
+            tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))])
         let request = try endpoint.makeRequest(using: setup.configuration)
         #expect(request.url.query == nil)
         let noStore = GET<[String: String]>(
