@@ -97,6 +97,11 @@ public final class ResponseCache: Sendable {
 
     /// Answers `request` from the cache or through `executor`, following its policy.
     func respond(to request: APIRequest, executor: any APIExecutor) async throws -> APIResponse {
+        // Only in-memory responses are cached: a download to a file or a stream passes straight through.
+        guard request.responseDelivery == .memory else {
+            if Self.pass == .cachedAnyAge { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+            return try await executor.execute(request)
+        }
         let policy = policy(for: request)
         let mode: CachePolicy.ReadMode =
             switch Self.pass {
@@ -214,4 +219,6 @@ struct CachingExecutor: APIExecutor {
     func execute(_ request: APIRequest) async throws -> APIResponse {
         try await cache.respond(to: request, executor: base)
     }
+
+    var supportedTransfers: TransferFeatures { base.supportedTransfers }
 }

@@ -412,6 +412,23 @@ import Testing
         #expect(!dumped.contains("top-secret"))
     }
 
+    struct DownloadToFile: APIPlugin {
+        func prepare(_ request: APIRequest) async throws -> APIRequest {
+            var request = request
+            request.responseDelivery = .file(FileManager.default.temporaryDirectory.appendingPathComponent("x"))
+            return request
+        }
+    }
+
+    @Test func onlyInMemoryResponsesAreCached() async throws {
+        let setup = Setup(plugins: [DownloadToFile()])
+        let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))
+        #expect(try await setup.call(endpoint) == 1)
+        #expect(try await setup.call(endpoint) == 2)
+        #expect(setup.memory.count == 0)
+        #expect(cacheFiles(in: setup.directory).isEmpty)
+    }
+
     // MARK: Without a cache
 
     @Test func withoutACacheTagsChangeNothing() async throws {
