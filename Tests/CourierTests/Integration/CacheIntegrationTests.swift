@@ -182,6 +182,22 @@ final class StatusRecorder: APIExecutor {
         try FaultServer.configuration(timeout: .seconds(30)).with { $0.cache = ResponseCache() }
     }
 
+    /// Polls the server's counts for `key` until `condition` holds or 10 s pass; returns the last counts.
+    @discardableResult
+    func waitForStats(
+        key: String, configuration: APIConfiguration, until condition: (Count) -> Bool
+    )
+        async throws -> Count
+    {
+        var stats: Count = try await Self.stats.request(with: key, using: configuration)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(stats), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            stats = try await Self.stats.request(with: key, using: configuration)
+        }
+        return stats
+    }
+
     @Test func aHundredIdenticalCallsReachTheServerOnce() async throws {
         let configuration = try configuration()
         let key = UUID().uuidString
@@ -205,11 +221,11 @@ final class StatusRecorder: APIExecutor {
         let key = UUID().uuidString
         let tasks = (0..<3).map { _ in
             Task { () throws -> Int in
-                let count: Count = try await Self.count.request(with: (key, 1.0), using: configuration)
+                let count: Count = try await Self.count.request(with: (key, 2.0), using: configuration)
                 return count.hits
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitForStats(key: key, configuration: configuration) { $0.hits == 1 }
         tasks[0].cancel()
         #expect(await tasks[0].result.isFailure)
         #expect(try await tasks[1].value == 1)
@@ -225,16 +241,12 @@ final class StatusRecorder: APIExecutor {
         let tasks = (0..<3).map { _ in
             Task { try await Self.count.request(with: (key, 20.0), using: configuration) }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel once the call is at the server (a busy machine may take a while to connect).
+        try await waitForStats(key: key, configuration: configuration) { $0.hits == 1 }
         for task in tasks { task.cancel() }
         for task in tasks { _ = await task.result }
         // The server notices the closed connection within a few polls of 50 ms (generous slack for a busy CI).
-        var stats: Count = try await Self.stats.request(with: key, using: configuration)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while stats.gone == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            stats = try await Self.stats.request(with: key, using: configuration)
-        }
+        let stats = try await waitForStats(key: key, configuration: configuration) { $0.gone == 1 }
         #expect(stats.hits == 1)
         #expect(stats.gone == 1)
     }
