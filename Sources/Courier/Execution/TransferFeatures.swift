@@ -69,7 +69,7 @@ public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvert
 /// The call forms set it (`$endpoint.download(with:to:)`, `$endpoint.stream(with:)`); executors read it from
 /// ``APIRequest/responseDelivery``. Only bodies of `2xx` responses go to a file or a stream: any other status
 /// is read into memory (bounded by ``APIRequest/maxResponseBytes``), so its error carries the body.
-public struct ResponseDelivery: Sendable, Hashable {
+public struct ResponseDelivery: Sendable {
     enum Kind: Sendable, Hashable {
         case memory
         case file(URL, offset: Int64)
@@ -77,6 +77,13 @@ public struct ResponseDelivery: Sendable, Hashable {
     }
 
     let kind: Kind
+    /// Told of a file download's response head before its first byte is written.
+    public let willWrite: (@Sendable (APIResponse) -> Void)?
+
+    init(kind: Kind, willWrite: (@Sendable (APIResponse) -> Void)? = nil) {
+        self.kind = kind
+        self.willWrite = willWrite
+    }
 
     /// The body is held in memory, bounded by ``APIRequest/maxResponseBytes``.
     public static let memory = ResponseDelivery(kind: .memory)
@@ -87,8 +94,13 @@ public struct ResponseDelivery: Sendable, Hashable {
     /// `offset`): a `206` whose `Content-Range` starts at `offset` is appended after the file's first `offset`
     /// bytes; any other `2xx` replaces the whole file. Not bounded by ``APIRequest/maxResponseBytes``: the
     /// disk is the limit, and memory stays bounded by one chunk.
-    public static func file(_ url: URL, resumingAt offset: Int64 = 0) -> ResponseDelivery {
-        ResponseDelivery(kind: .file(url, offset: max(0, offset)))
+    ///
+    /// The executor calls `willWrite` with the response (status and headers, no body) before it writes the
+    /// first byte: `$endpoint.download(with:to:)` records the validator it needs to resume there.
+    public static func file(
+        _ url: URL, resumingAt offset: Int64 = 0, willWrite: (@Sendable (APIResponse) -> Void)? = nil
+    ) -> ResponseDelivery {
+        ResponseDelivery(kind: .file(url, offset: max(0, offset)), willWrite: willWrite)
     }
 
     /// The body is handed over as it arrives, as a ``ResponseStream``; the call fails with
