@@ -16,7 +16,7 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:)``), appending to the first
+    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:willWrite:)``), appending to the first
     /// bytes when the server answers `206` to a resumed download.
     public static let fileResponses = TransferFeatures(rawValue: 1 << 0)
     /// Hands a response body over as it arrives (``ResponseDelivery/stream(idleTimeout:)``).
@@ -113,7 +113,7 @@ public struct ResponseDelivery: Sendable {
         ResponseDelivery(kind: .stream(idleTimeout: idleTimeout))
     }
 
-    /// The file the body goes to, for ``file(_:resumingAt:)``.
+    /// The file the body goes to, for ``file(_:resumingAt:willWrite:)``.
     public var fileURL: URL? {
         if case .file(let url, _) = kind { return url }
         return nil
