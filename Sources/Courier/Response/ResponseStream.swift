@@ -160,7 +160,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     }
 
     private let state = LockedBox(State())
-    private let request: APIRequest
+    let request: APIRequest
     private let onCancel: @Sendable () -> Void
 
     init(request: APIRequest, onCancel: @escaping @Sendable () -> Void) {
