@@ -98,7 +98,7 @@ public final class ResponseCache: Sendable {
     /// Answers `request` from the cache or through `executor`, following its policy.
     func respond(to request: APIRequest, executor: any APIExecutor) async throws -> APIResponse {
         // Only in-memory responses are cached: a download to a file or a stream passes straight through.
-        guard request.responseDelivery == .memory else {
+        guard request.responseDelivery.kind == .memory else {
             if Self.pass == .cachedAnyAge { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
             return try await executor.execute(request)
         }
