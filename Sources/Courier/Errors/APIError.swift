@@ -42,6 +42,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case decodingFailed
         /// The service answered with a failure code inside a successful response (see ``EnvelopePlugin``).
         case rejectedByService(code: String, message: String?)
+        /// The cache policy reads from the cache only (``CachePolicy/ReadMode/cacheOnly``) and it holds no
+        /// fresh response for this request.
+        case notCached
         /// A plugin or a custom executor stopped the call with an error of its own (see ``underlyingError``).
         case other
     }
@@ -100,6 +103,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case responseTooLarge
         /// A redirect was not followed, and the call failed: see the ``RedirectRefusal``.
         case redirectRefused(RedirectRefusal)
+        /// The executor cannot carry out this transfer (a download to a file, a stream, progress, a body that is
+        /// not in memory); the ``ExecutorLimitation`` is the ``APIError/underlyingError``. Raised before any I/O.
+        case unsupportedByExecutor
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         case other
     }
@@ -302,6 +308,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
             "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
         case .rejectedByService(let code, let message):
             "the service rejected the request with code \(code)" + (message.map { ": \($0)" } ?? "")
+        case .notCached: "no fresh cached response, and the cache policy reads from the cache only"
         case .other:
             underlyingErrorSummary ?? "failed"
         }
@@ -359,6 +366,7 @@ extension APIError.Reason: CustomStringConvertible {
         case .decodingFailed: "decoding failed"
         case .rejectedByService(let code, let message):
             "rejected by the service with code \(code)" + (message.map { ": \($0)" } ?? "")
+        case .notCached: "no fresh cached response (the cache policy reads from the cache only)"
         case .other: "other failure"
         }
     }
@@ -399,6 +407,7 @@ extension APIError.TransportProblem: CustomStringConvertible {
         case .connectionLost: "the connection was lost"
         case .secureConnectionFailed: "the secure connection failed"
         case .responseTooLarge: "the response body is larger than the limit for this call"
+        case .unsupportedByExecutor: "the executor does not support this kind of transfer"
         case .redirectRefused(let refusal): refusal.description
         case .other: "the request failed"
         }
