@@ -136,7 +136,7 @@ public struct ExecutorConformance: Sendable {
     public var executor: any APIExecutor
     /// The servers the checks talk to.
     public var servers: Servers
-    /// Checks that ``run()`` leaves out (``run(_:)`` runs any check it is given).
+    /// Checks that ``run()`` leaves out (running one by name runs it whatever this set holds).
     public var excluded: Set<Check>
     /// The longest a check may take before it fails as hung (default 30 s; a check takes a few seconds).
     public var timeLimit: Duration
