@@ -105,7 +105,10 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let endpointPlugins = request.endpoint.plugins
             let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
-            response = try await PluginChain.run(request, plugins: plugins[...], executor: configuration.executor)
+            // The cache decides from the final request, after the plugins that add credentials.
+            let executor = configuration.cache.map { CachingExecutor(cache: $0, base: configuration.executor) }
+            response = try await PluginChain.run(
+                request, plugins: plugins[...], executor: executor ?? configuration.executor)
         } catch {
             throw APIError.wrapping(error, request: request)
         }
