@@ -142,7 +142,7 @@ public struct StubExecutor: APIExecutor {
     // MARK: - Executing
 
     /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
-    /// ``StubResponse/chunked(_:every:status:headers:)``) and report progress.
+    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
     public var supportedTransfers: TransferFeatures { .all }
 
     /// Records `request` and answers it from the first matching stub.
