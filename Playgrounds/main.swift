@@ -41,6 +41,11 @@ let pages = [
         run: PluginsPage.run
     ),
     Page(
+        name: "Caching",
+        summary: "A memory and disk response cache: read/write modes, expiry, revalidation, de-duplication.",
+        run: CachingPage.run
+    ),
+    Page(
         name: "Testing",
         summary: "CourierTesting: stubs, recorded requests, errors and delays.",
         run: TestingPage.run
