@@ -83,6 +83,21 @@ public final class ResponseCache: Sendable {
         HTTPCaching.key(for: request, policy: policy(for: request))?.key
     }
 
+    /// The response a cache-else-network read of `request` would be served from the cache, or `nil`: a fresh
+    /// entry for its key (under its policy) that matches its `Vary` values. Reads only; never the network.
+    ///
+    /// The request is the final one (with the credentials plugins add), as the cache sees it in a call.
+    public func cachedResponse(for request: APIRequest) async -> APIResponse? {
+        let policy = policy(for: request)
+        guard request.responseDelivery.kind == .memory, policy.methods.contains(request.method),
+            let (key, _) = HTTPCaching.key(for: request, policy: policy),
+            let entry = await lookup(key, request: request, policy: policy)
+        else { return nil }
+        let now = now()
+        guard entry.isFresh(at: now) else { return nil }
+        return response(from: entry, for: request, now: now, isStale: false)
+    }
+
     // MARK: - The stage between the plugins and the executor
 
     /// How the cache-then-network call form overrides the read mode for its two passes.
