@@ -73,6 +73,13 @@ public final class ResponseCache: Sendable {
         await disk?.removeAll(withPrefix: prefix)
     }
 
+    /// Removes the entry `request` would be served from (its key under its policy), from both levels.
+    public func removeEntry(for request: APIRequest) async {
+        guard let key = key(for: request) else { return }
+        await memory?.removeEntry(for: key)
+        await disk?.removeEntry(for: key)
+    }
+
     /// The policy for `request`: its endpoint's `.cache` tag, else ``defaultPolicy``.
     public func policy(for request: APIRequest) -> CachePolicy {
         request.endpoint.tags[CachePolicyKey.self] ?? defaultPolicy

@@ -108,6 +108,16 @@ import Testing
         #expect(setup.server.hits == 1)
     }
 
+    @Test func removeEntryForARequestRemovesItFromBothLevels() async throws {
+        let setup = Setup()
+        let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))
+        #expect(try await setup.call(endpoint) == 1)
+        await setup.cache.removeEntry(for: try endpoint.makeRequest(using: setup.configuration))
+        #expect(setup.memory.count == 0)
+        #expect(cacheFiles(in: setup.directory).isEmpty)
+        #expect(try await setup.call(endpoint) == 2)
+    }
+
     // MARK: Expiry
 
     @Test func secondsExpiryIsFreshUpToTheBoundaryAndStaleAtIt() async throws {
