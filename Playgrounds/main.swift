@@ -46,6 +46,11 @@ let pages = [
         run: CachingPage.run
     ),
     Page(
+        name: "Transfers",
+        summary: "Downloads to files that resume, byte streams, Server-Sent Events, progress.",
+        run: TransfersPage.run
+    ),
+    Page(
         name: "Testing",
         summary: "CourierTesting: stubs, recorded requests, errors and delays.",
         run: TestingPage.run

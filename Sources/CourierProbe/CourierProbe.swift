@@ -14,10 +14,14 @@ import Foundation
 /// memory a call may use (a gzip bomb, a huge body) without the test process's own allocations in the way.
 ///
 /// ```
-/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]
+/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]
 /// {"bytes":0,"outcome":"error","peakRSSBytes":38273024,"reason":"transport failure: the response body is larger
 ///  than the limit for this call","sanitizer":null,"seconds":0.41,"status":null}
 /// ```
+///
+/// `--download-to PATH` downloads the body to a file (`$endpoint.download(with:to:)`), `--stream` reads it as a
+/// stream and counts its bytes (`$endpoint.stream(with:)`); `bytes` is then the file's size or the count, and
+/// `baselineRSSBytes` the resident memory just before the call.
 ///
 /// Exits 0 whatever the call's outcome; 2 for a bad command line, 1 when the probe itself breaks.
 @main
@@ -26,6 +30,8 @@ struct CourierProbe {
         var url: String
         var maxResponseBytes = APIConfiguration.defaultMaxResponseBytes
         var timeout: Duration = .seconds(60)
+        var downloadTo: String?
+        var stream = false
     }
 
     /// The printed line.
@@ -38,9 +44,11 @@ struct CourierProbe {
         var status: Int?
         /// `"thread"` when the probe runs under ThreadSanitizer, whose shadow memory inflates the peak.
         var sanitizer: String?
+        /// The resident memory just before the call.
+        var baselineRSSBytes: Int?
 
         private enum CodingKeys: String, CodingKey {
-            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer
+            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, baselineRSSBytes
         }
 
         /// Writes every key, `null` for a missing value, so readers need not guess.
@@ -53,10 +61,12 @@ struct CourierProbe {
             try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
             try container.encode(status, forKey: .status)
             try container.encode(sanitizer, forKey: .sanitizer)
+            try container.encode(baselineRSSBytes, forKey: .baselineRSSBytes)
         }
     }
 
-    static let usage = "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]"
+    static let usage =
+        "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]"
 
     static func main() async {
         let options: Options
@@ -74,23 +84,37 @@ struct CourierProbe {
             executor: URLSessionExecutor.shared
         )
         let clock = ContinuousClock()
+        let baseline = residentBytes()
         let start = clock.now
         var report: Report
         do {
-            let response: APIResponse = try await endpoint.request(using: configuration)
-            report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+            if let path = options.downloadTo {
+                let response = try await endpoint.download(
+                    to: URL(fileURLWithPath: path), resume: false, using: configuration)
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
+                report = Report(outcome: "ok", bytes: size?.intValue ?? 0, seconds: 0, status: response.statusCode)
+            } else if options.stream {
+                var count = 0
+                for try await chunk in try await endpoint.stream(using: configuration) { count += chunk.count }
+                report = Report(outcome: "ok", bytes: count, seconds: 0, status: 200)
+            } else {
+                let response: APIResponse = try await endpoint.request(using: configuration)
+                report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+            }
         } catch {
+            let apiError = error as? APIError
             report = Report(
                 outcome: "error",
-                reason: String(describing: error.reason),
-                bytes: error.response?.data.count ?? 0,
+                reason: apiError.map { String(describing: $0.reason) } ?? String(describing: error),
+                bytes: apiError?.response?.data.count ?? 0,
                 seconds: 0,
-                status: error.statusCode
+                status: apiError?.statusCode
             )
         }
         let elapsed = (clock.now - start).components
         report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         report.peakRSSBytes = peakResidentBytes()
+        report.baselineRSSBytes = baseline
         report.sanitizer = runsUnderThreadSanitizer() ? "thread" : nil
 
         let encoder = JSONEncoder()
@@ -111,6 +135,8 @@ struct CourierProbe {
         var url: String?
         var maxResponseBytes: Int?
         var timeout: Duration?
+        var downloadTo: String?
+        var stream = false
         var index = 0
         func value(after flag: String) throws -> String {
             index += 1
@@ -132,6 +158,10 @@ struct CourierProbe {
                     throw UsageError(description: "--timeout \(text) is not a number of seconds")
                 }
                 timeout = .milliseconds(Int((seconds * 1000).rounded()))
+            case "--download-to":
+                downloadTo = try value(after: argument)
+            case "--stream":
+                stream = true
             default:
                 guard url == nil, !argument.hasPrefix("-") else {
                     throw UsageError(description: "unexpected argument \(argument)")
@@ -146,6 +176,8 @@ struct CourierProbe {
         var options = Options(url: url)
         if let maxResponseBytes { options.maxResponseBytes = maxResponseBytes }
         if let timeout { options.timeout = timeout }
+        options.downloadTo = downloadTo
+        options.stream = stream
         return options
     }
 
@@ -164,6 +196,20 @@ struct CourierProbe {
             var usage = rusage()
             guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
             return Int(usage.ru_maxrss)  // bytes on Darwin
+        #endif
+    }
+
+    /// The resident memory now: `VmRSS` from `/proc/self/status` on Linux; `nil` elsewhere.
+    static func residentBytes() -> Int? {
+        #if os(Linux)
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+            for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+                let fields = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+                return fields.first.flatMap { Int($0) }.map { $0 * 1024 }
+            }
+            return nil
+        #else
+            return nil
         #endif
     }
 

@@ -141,6 +141,10 @@ public struct StubExecutor: APIExecutor {
 
     // MARK: - Executing
 
+    /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
+    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
+    public var supportedTransfers: TransferFeatures { .all }
+
     /// Records `request` and answers it from the first matching stub.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         log.append(request)
@@ -152,15 +156,6 @@ public struct StubExecutor: APIExecutor {
                 .other, endpoint: request.endpoint, request: request, underlyingError: UnstubbedRequest(request))
         }
         return try await fallback(request)
-    }
-}
-
-extension StubResponse {
-    /// Waits for the delay, then throws the error or answers `request`.
-    func answer(_ request: APIRequest) async throws -> APIResponse {
-        if let delay { try await Task.sleep(for: delay) }
-        if let error { throw error }
-        return APIResponse(statusCode: statusCode, headers: headers, body: .data(body), request: request)
     }
 }
 

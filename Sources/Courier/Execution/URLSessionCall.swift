@@ -354,11 +354,22 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                             underlyingError: error)))
             }
         case .stream(let stream)?:
-            if !stream.yield(data) {
-                // The reader is behind: stop reading from the network until it catches up.
-                flow.async { dataTask.suspend() }
-                stream.whenDrained { [flow] in flow.async { dataTask.resume() } }
-            }
+            let underWindow = stream.yield(data)
+            #if canImport(FoundationNetworking)
+                // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
+                // libcurl, and resuming starts it again): unread bytes are bounded by maxResponseBytes instead.
+                if !underWindow, stream.unreadBytes > request.maxResponseBytes {
+                    stream.finish(
+                        throwing: APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request))
+                    DispatchQueue.global().async { dataTask.cancel() }
+                }
+            #else
+                if !underWindow {
+                    // The reader is behind: stop reading from the network until it catches up.
+                    flow.async { dataTask.suspend() }
+                    stream.whenDrained { [flow] in flow.async { dataTask.resume() } }
+                }
+            #endif
         case .memory?, nil:
             break
         }

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension API {
     /// Calls the endpoint with `parameter` and writes the response body to the file at `destination`.
     ///
@@ -197,18 +205,13 @@ struct Download {
     }
 
     private func finish(_ response: APIResponse, from file: URL) throws(APIError) -> APIResponse {
-        do {
-            let manager = FileManager.default
-            if manager.fileExists(atPath: destination.path) {
-                _ = try manager.replaceItemAt(destination, withItemAt: file)
-            } else {
-                try manager.moveItem(at: file, to: destination)
-            }
-            try? manager.removeItem(at: record)
-        } catch {
+        // rename(2) replaces the destination atomically: it holds the old file or the new one, never a part.
+        guard rename(file.path, destination.path) == 0 else {
+            let error = CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
             throw APIError(
                 .other, endpoint: request.endpoint, request: request, response: response, underlyingError: error)
         }
+        try? FileManager.default.removeItem(at: record)
         var response = response
         response.body = .file(destination)
         return response
