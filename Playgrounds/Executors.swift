@@ -19,6 +19,9 @@ struct LoggingExecutor: APIExecutor {
         self.label = label.isEmpty ? "" : "[\(label)] "
     }
 
+    /// A wrapper can do what the executor it wraps can: downloads, streams, progress (see the Transfers page).
+    var supportedTransfers: TransferFeatures { wrapped.supportedTransfers }
+
     func execute(_ request: APIRequest) async throws -> APIResponse {
         Console.sent(request, label: label)
         let start = ContinuousClock.now
