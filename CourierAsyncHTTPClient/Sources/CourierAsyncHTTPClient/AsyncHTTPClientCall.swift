@@ -8,8 +8,8 @@ import NIOHTTP1
 /// One call of ``AsyncHTTPClientExecutor``: sends the request and every redirect hop the policy allows,
 /// reads the body within the size limit, and ends at the call's deadline or when the caller is cancelled.
 ///
-/// The work runs in a task of its own, so that the deadline timer (on the client's event loops: cheap, and
-/// exact) can cancel it even while it waits for body bytes; cancelling that task cancels the HTTP request.
+/// The work runs in a task of its own, so that the deadline (``DeadlineTimer``, one timer for every call) can
+/// cancel it even while it waits for body bytes; cancelling that task cancels the HTTP request.
 final class AsyncHTTPClientCall: Sendable {
     /// Why the call stopped before its work ended.
     enum Stop: Sendable {
@@ -31,10 +31,10 @@ final class AsyncHTTPClientCall: Sendable {
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw error(for: .cancelled) }
         let work = Task { try await self.perform() }
-        let timer = client.eventLoopGroup.any().scheduleTask(in: TimeAmount(request.timeout)) {
+        let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
             self.stop(.timedOut, work)
         }
-        defer { timer.cancel() }
+        defer { DeadlineTimer.shared.remove(timer) }
         do {
             let response = try await withTaskCancellationHandler {
                 try await work.value
