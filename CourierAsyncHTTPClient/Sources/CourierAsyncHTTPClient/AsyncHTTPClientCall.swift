@@ -8,8 +8,10 @@ import NIOHTTP1
 /// One call of ``AsyncHTTPClientExecutor``: sends the request and every redirect hop the policy allows,
 /// reads the body within the size limit, and ends at the call's deadline or when the caller is cancelled.
 ///
-/// The work runs in a task of its own, so that the deadline (``DeadlineTimer``, one timer for every call) can
-/// cancel it even while it waits for body bytes; cancelling that task cancels the HTTP request.
+/// A body held in memory (the default) takes the path of `AsyncHTTPClientCall+Memory.swift`: AsyncHTTPClient's
+/// delegate interface, whose deadline covers the whole hop. A stream or a download runs here, in a task of its
+/// own, so that the deadline (``DeadlineTimer``, one timer for every call) can cancel it even while it waits for
+/// body bytes; cancelling that task cancels the HTTP request.
 final class AsyncHTTPClientCall: Sendable {
     /// Why the call stopped before its work ended.
     enum Stop: Sendable {
@@ -18,7 +20,7 @@ final class AsyncHTTPClientCall: Sendable {
     }
 
     let request: APIRequest
-    private let client: HTTPClient
+    let client: HTTPClient
     /// Why the call stopped, once it did.
     let stopped = NIOLockedValueBox<Stop?>(nil)
 
@@ -30,6 +32,8 @@ final class AsyncHTTPClientCall: Sendable {
     /// Runs the call and returns the final response.
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw error(for: .cancelled) }
+        let delivery = request.responseDelivery
+        if !delivery.isStream, delivery.fileURL == nil { return try await runInMemory() }
         let work = Task { try await self.perform() }
         let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
             self.stop(.timedOut, work)
@@ -106,7 +110,7 @@ final class AsyncHTTPClientCall: Sendable {
     }
 
     /// The status codes that redirect (with a `Location`).
-    private static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
+    static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The request of one hop as an `HTTPClientRequest`.
     private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
@@ -190,7 +194,7 @@ final class AsyncHTTPClientCall: Sendable {
 
     // MARK: - Errors
 
-    private func tooLarge() -> APIError {
+    @Sendable func tooLarge() -> APIError {
         APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
     }
 
