@@ -193,7 +193,9 @@ enum HTTPCaching {
         }
         // A credential in the query (an API key an auth plugin appended) is already in the URL part of the
         // key; it still marks the request as one with credentials.
-        if urlText.utf8.contains(UInt8(ascii: "?")), request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) }) {
+        if urlText.utf8.contains(UInt8(ascii: "?")),
+            request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) })
+        {
             hasCredentials = true
         }
         if urlText.utf8.contains(UInt8(ascii: "@")),
