@@ -251,3 +251,32 @@ extension CacheEntry {
         return copy
     }
 }
+
+/// The "Implementing" example of `CacheStorage`'s documentation, plugged into a cache.
+actor DictionaryStorage: CacheStorage {
+    private var entries: [CacheKey: CacheEntry] = [:]
+
+    func entry(for key: CacheKey) -> CacheEntry? { entries[key] }
+    func store(_ entry: CacheEntry) { entries[entry.key] = entry }
+    func removeEntry(for key: CacheKey) { entries[key] = nil }
+    func removeAll() { entries = [:] }
+    func removeAll(withPrefix prefix: String) { entries = entries.filter { !$0.key.prefix.hasPrefix(prefix) } }
+
+    var count: Int { entries.count }
+}
+
+@Suite struct CustomCacheStorageTests {
+    @Test func anotherStoragePlugsIn() async throws {
+        let storage = DictionaryStorage()
+        let server = NumberingServer()
+        let cache = ResponseCache(memory: storage, defaultPolicy: .cacheElseNetwork().with { $0.write = .memory })
+        let configuration = cachingConfiguration(server, cache: cache)
+        let first: Numbered = try await GET<Void>("/items").request(using: configuration)
+        let second: Numbered = try await GET<Void>("/items").request(using: configuration)
+        #expect(first == second)
+        #expect(server.hits == 1)
+        #expect(await storage.count == 1)
+        await cache.removeAll()
+        #expect(await storage.count == 0)
+    }
+}
