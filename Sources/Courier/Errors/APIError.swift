@@ -205,9 +205,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
     /// if let problem = error.decodeBody(as: Problem.self, using: .json(decoder)) { … }
     /// ```
     ///
-    /// - Parameter decoder: The decoder; `nil` for the one the failed call used (its `decoder:` argument, the
-    ///   endpoint's, the configuration's ``APIConfiguration/responseDecoder``, else JSON with the
-    ///   configuration's `decoder`).
+    /// - Parameters:
+    ///   - type: The server's error model.
+    ///   - decoder: The decoder; `nil` for the one the failed call used (its `decoder:` argument, the
+    ///     endpoint's, the configuration's ``APIConfiguration/responseDecoder``, else JSON with the
+    ///     configuration's `decoder`).
     public func decodeBody<ServerError: Decodable>(
         as type: ServerError.Type,
         using decoder: (any ResponseDecoder)? = nil

@@ -41,7 +41,12 @@ extension APIRequest {
             value: try ResponseDecoding.decode(Value.self, from: response, decoder: decoder), response: response)
     }
 
-    /// Sends this request and decodes the response as `type`; see ``send(using:decoder:)``.
+    /// Sends this request and decodes the response as `type`, as the form that infers the type does.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's.
     /// - Throws: ``APIError``.
     public func send<Output: Decodable>(
         as type: Output.Type,

@@ -1,4 +1,4 @@
-/// The call pipeline: every call form (`request(with:)`, `download`, `stream`, ``APIRequest/send(using:)``)
+/// The call pipeline: every call form (`request(with:)`, `download`, `stream`, `APIRequest.send()`)
 /// hands its built request to ``execute(_:configuration:)``, which runs
 ///
 ///     executor support check → plugins (configuration's, then the endpoint's)
