@@ -37,6 +37,7 @@ enum OfflineServer {
                 .text(decodeBase64URL(request.url.lastPathComponent), headers: html)
             }
             .route("/response-headers", respond: responseHeaders)
+            .route("/etag/", prefix: true, respond: etag)
             .route("/range/", prefix: true, respond: range)
             .route("/stream/", prefix: true) { request in
                 let count = min(Int(request.url.lastPathComponent) ?? 0, 100)
@@ -153,6 +154,18 @@ enum OfflineServer {
         for (name, value) in semiflatten(request.queryItems.map { ($0.name, $0.value ?? "") }) { echoed[name] = value }
         var response = json(echoed)
         response.headers = headers
+        return response
+    }
+
+    /// `/etag/{etag}`: a 304 when `If-None-Match` names the tag, else the echo with `ETag: {etag}`.
+    private static func etag(_ request: APIRequest) -> StubResponse {
+        let tag = request.url.lastPathComponent
+        let asked = (request.headers[.ifNoneMatch] ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        }
+        if asked.contains(tag) || asked.contains("*") { return .status(304, headers: ["ETag": tag]) }
+        var response = echo(request, ["url", "args", "headers", "origin"])
+        response.headers[.eTag] = tag
         return response
     }
 
