@@ -59,6 +59,7 @@ struct StubChunks: AsyncSequence, Sendable {
         var index = 0
         var file: FileHandle?
         var received: Int64 = 0
+        var sent = 0
         var ended = false
 
         init(source: StubChunks) {
@@ -86,7 +87,8 @@ struct StubChunks: AsyncSequence, Sendable {
                 try? file?.close()
                 return nil
             }
-            if response.chunkInterval > .zero { try await Task.sleep(for: response.chunkInterval) }
+            if response.chunkInterval > .zero, sent > 0 { try await Task.sleep(for: response.chunkInterval) }
+            sent += 1
             received += Int64(chunk.count)
             source.progress?.reportReceived(received, expected: nil)
             return chunk

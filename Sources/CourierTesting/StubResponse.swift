@@ -27,9 +27,9 @@ public struct StubResponse: Sendable {
     public var error: (any Error)?
     /// How long to wait before answering (or throwing); the wait ends early when the task is cancelled.
     public var delay: Duration?
-    /// The body in chunks, sent one by one after ``chunkInterval`` each; `nil` to send ``body`` at once.
+    /// The body in chunks, sent one by one with ``chunkInterval`` between two; `nil` to send ``body`` at once.
     public var chunks: [Data]?
-    /// The wait before each chunk of ``chunks``.
+    /// The wait between two chunks of ``chunks`` (or of ``bodyFile``): the first one comes at once.
     public var chunkInterval: Duration = .zero
     /// A file whose bytes are the body (read in chunks when it is streamed or downloaded).
     public var bodyFile: URL?
@@ -94,8 +94,8 @@ public struct StubResponse: Sendable {
         StubResponse(error: error)
     }
 
-    /// A body sent as `chunks`, each after `interval`: a stream's reader sees them arrive one by one, and an idle
-    /// timeout shorter than `interval` fires.
+    /// A body sent as `chunks`, the first at once and each next one after `interval`: a stream's reader sees them
+    /// arrive one by one, and an idle timeout shorter than `interval` fires.
     public static func chunked(
         _ chunks: [Data], every interval: Duration = .zero, status: Int = 200, headers: HTTPHeaders = [:]
     ) -> StubResponse {
@@ -105,7 +105,7 @@ public struct StubResponse: Sendable {
         return response
     }
 
-    /// A body of UTF-8 text sent as `chunks`, each after `interval`, for example the lines of an event stream.
+    /// A body of UTF-8 text sent as `chunks`, `interval` apart, for example the lines of an event stream.
     public static func chunked(
         _ chunks: [String], every interval: Duration = .zero, status: Int = 200, headers: HTTPHeaders = [:]
     ) -> StubResponse {

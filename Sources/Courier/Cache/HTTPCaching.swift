@@ -159,11 +159,14 @@ enum HTTPCaching {
     static func key(for request: APIRequest, policy: CachePolicy) -> (key: CacheKey, hasCredentials: Bool)? {
         var hasher = SHA256()
         hasher.update(field: "courier-cache-v1")
+        let urlText = request.url.absoluteString
         if let custom = policy.key.custom {
             hasher.update(field: custom(request))
         } else {
             hasher.update(field: request.method.rawValue)
-            hasher.update(field: url(request.url, ignoring: policy.key.ignoredQueryItems))
+            hasher.update(
+                field: policy.key.ignoredQueryItems.isEmpty
+                    ? urlText : url(request.url, ignoring: policy.key.ignoredQueryItems))
         }
         switch request.body.count {
         case 0?: hasher.update(field: "")
@@ -190,10 +193,10 @@ enum HTTPCaching {
         }
         // A credential in the query (an API key an auth plugin appended) is already in the URL part of the
         // key; it still marks the request as one with credentials.
-        if request.url.query != nil, request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) }) {
+        if urlText.contains("?"), request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) }) {
             hasCredentials = true
         }
-        if request.url.absoluteString.contains("@"),
+        if urlText.contains("@"),
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
             components.user != nil || components.password != nil
         {

@@ -73,6 +73,13 @@ public final class ResponseCache: Sendable {
         await disk?.removeAll(withPrefix: prefix)
     }
 
+    /// Removes the entry `request` would be served from (its key under its policy), from both levels.
+    public func removeEntry(for request: APIRequest) async {
+        guard let key = key(for: request) else { return }
+        await memory?.removeEntry(for: key)
+        await disk?.removeEntry(for: key)
+    }
+
     /// The policy for `request`: its endpoint's `.cache` tag, else ``defaultPolicy``.
     public func policy(for request: APIRequest) -> CachePolicy {
         request.endpoint.tags[CachePolicyKey.self] ?? defaultPolicy
@@ -81,6 +88,21 @@ public final class ResponseCache: Sendable {
     /// The key of `request` under its policy; `nil` when it cannot be cached (a body that is not in memory).
     public func key(for request: APIRequest) -> CacheKey? {
         HTTPCaching.key(for: request, policy: policy(for: request))?.key
+    }
+
+    /// The response a cache-else-network read of `request` would be served from the cache, or `nil`: a fresh
+    /// entry for its key (under its policy) that matches its `Vary` values. Reads only; never the network.
+    ///
+    /// The request is the final one (with the credentials plugins add), as the cache sees it in a call.
+    public func cachedResponse(for request: APIRequest) async -> APIResponse? {
+        let policy = policy(for: request)
+        guard request.responseDelivery.kind == .memory, policy.methods.contains(request.method),
+            let (key, _) = HTTPCaching.key(for: request, policy: policy),
+            let entry = await lookup(key, request: request, policy: policy)
+        else { return nil }
+        let now = now()
+        guard entry.isFresh(at: now) else { return nil }
+        return response(from: entry, for: request, now: now, isStale: false)
     }
 
     // MARK: - The stage between the plugins and the executor

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SHA-256 (FIPS 180-4), for cache keys and file names: they must not show credentials or URLs in clear,
 /// and the root package has no dependencies (CryptoKit is Apple-only). Not used for anything secret.
 struct SHA256 {
@@ -24,10 +26,13 @@ struct SHA256 {
     }
 
     /// Adds bytes to the message.
-    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            length &+= 1
-            block.append(byte)
+    mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+        length &+= UInt64(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let take = min(64 - block.count, bytes.count - index)
+            block.append(contentsOf: bytes[index..<(index + take)])
+            index += take
             if block.count == 64 {
                 compress()
                 block.removeAll(keepingCapacity: true)
@@ -35,12 +40,20 @@ struct SHA256 {
         }
     }
 
+    /// Adds the bytes of `data` to the message.
+    mutating func update(_ data: Data) {
+        data.withUnsafeBytes { raw in update(raw.bindMemory(to: UInt8.self)) }
+    }
+
     /// Adds a string's UTF-8 bytes and a separator that no UTF-8 text contains, so that `("ab", "c")` and
     /// `("a", "bc")` hash differently.
     mutating func update(field: String) {
         var field = field
         field.withUTF8 { update($0) }
-        update(CollectionOfOne(0xFF))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { separator in
+            separator[0] = 0xFF
+            update(UnsafeBufferPointer(separator))
+        }
     }
 
     /// The digest as 64 lowercase hexadecimal characters.

@@ -94,6 +94,30 @@ import Testing
         #expect(second.data == first.data)
     }
 
+    @Test func cachedResponseReadsWithoutTheNetwork() async throws {
+        let setup = Setup()
+        let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .disk, expiry: .seconds(60)))
+        let request = try endpoint.makeRequest(using: setup.configuration)
+        #expect(await setup.cache.cachedResponse(for: request) == nil)
+        #expect(try await setup.call(endpoint) == 1)
+        let cached = try #require(await setup.cache.cachedResponse(for: request))
+        #expect(cached.data == Data("{\"n\":1}".utf8))
+        #expect(cached.cacheHit == CacheHit(age: 0))
+        setup.clock.advance(60)
+        #expect(await setup.cache.cachedResponse(for: request) == nil)
+        #expect(setup.server.hits == 1)
+    }
+
+    @Test func removeEntryForARequestRemovesItFromBothLevels() async throws {
+        let setup = Setup()
+        let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))
+        #expect(try await setup.call(endpoint) == 1)
+        await setup.cache.removeEntry(for: try endpoint.makeRequest(using: setup.configuration))
+        #expect(setup.memory.count == 0)
+        #expect(cacheFiles(in: setup.directory).isEmpty)
+        #expect(try await setup.call(endpoint) == 2)
+    }
+
     // MARK: Expiry
 
     @Test func secondsExpiryIsFreshUpToTheBoundaryAndStaleAtIt() async throws {
