@@ -130,6 +130,19 @@ import Testing
         #expect(try await setup.call(endpoint) == 2)
     }
 
+    @Test func cacheOnlyDoesNotServeAStaleEntry() async throws {
+        let setup = Setup(server: NumberingServer(headers: ["ETag": "\"v1\""]))
+        let seed = Self.endpoint(CachePolicy(read: .networkOnly, write: .memory, expiry: .seconds(10)))
+        let cacheOnly = Self.endpoint(CachePolicy(read: .cacheOnly, write: .memory, expiry: .seconds(10)))
+        #expect(try await setup.call(seed) == 1)
+        #expect(try await setup.call(cacheOnly) == 1)
+        setup.clock.advance(10)
+        let error = await #expect(throws: APIError.self) { try await setup.call(cacheOnly) }
+        #expect(error?.reason == .notCached)
+        #expect(error?.description.contains("cache") == true)
+        #expect(setup.server.hits == 1)  // not even a revalidation
+    }
+
     @Test func dateExpiryIsFreshBeforeTheDateOnly() async throws {
         let setup = Setup()
         let until = setup.clock.date.current.addingTimeInterval(100)
