@@ -27,7 +27,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Where the body of the response goes, once its head has arrived.
     private enum Sink {
         case memory
-        case file(FileHandle, URL)
+        case file(FileWriter, URL)
         case stream(ResponseStream.Continuation)
     }
 
@@ -276,9 +276,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                     throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
                 }
             }
-            let handle = try FileHandle(forWritingTo: url)
-            try handle.truncate(atOffset: UInt64(start))
-            try handle.seekToEnd()
+            let handle = try FileWriter(url, at: UInt64(start))
             request.responseDelivery.willWrite?(
                 APIResponse(
                     statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url, request: request
@@ -463,6 +461,57 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
         complete(data: nil, response: task.response, error: error)
+    }
+}
+
+/// Writes a download's chunks to its file in blocks of up to 1 MiB: one system call per block instead of one per
+/// network chunk (16 KiB with FoundationNetworking). Closing writes what is left, so a cancelled download keeps
+/// every byte it received for a later resume.
+final class FileWriter: Sendable {
+    private static let blockBytes = 1 << 20
+
+    private struct State {
+        var handle: FileHandle?
+        var pending = Data()
+    }
+
+    private let state: LockedBox<State>
+
+    /// Opens `url` for writing after its first `offset` bytes, dropping any byte after them.
+    init(_ url: URL, at offset: UInt64) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: offset)
+        try handle.seekToEnd()
+        var pending = Data()
+        pending.reserveCapacity(Self.blockBytes)
+        state = LockedBox(State(handle: handle, pending: pending))
+    }
+
+    func write(contentsOf data: Data) throws {
+        try state.withLock { state in
+            guard let handle = state.handle else { return }
+            state.pending.append(data)
+            if state.pending.count >= Self.blockBytes {
+                try handle.write(contentsOf: state.pending)
+                state.pending.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Writes what is left and closes the file; later calls do nothing.
+    func close() throws {
+        try state.withLock { state in
+            guard let handle = state.handle else { return }
+            state.handle = nil
+            defer { state.pending = Data() }
+            do {
+                if !state.pending.isEmpty { try handle.write(contentsOf: state.pending) }
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            try handle.close()
+        }
     }
 }
 

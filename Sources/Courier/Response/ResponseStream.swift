@@ -251,9 +251,10 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         }
         guard let (waiter, drained, running) = ended else { return }
         DeadlineClock.shared.remove(self)
+        // The transfer is told first: a reader resumed by the error may look at once.
+        if running { onCancel() }
         waiter?.resume(throwing: error ?? cancellation)
         drained?()
-        if running { onCancel() }
     }
 
     private var cancellation: APIError {
