@@ -62,7 +62,8 @@ extension AsyncHTTPClientCall {
         }
         let sent = Int64(hop.body.count ?? 0)
         let delegate = MemoryDelegate(
-            limit: request.maxResponseBytes, progress: request.progress, sent: sent, tooLarge: tooLarge)
+            limit: request.maxResponseBytes, progress: request.progress, sent: sent, hasBody: hop.method != .head,
+            tooLarge: tooLarge)
         let task = client.execute(request: http, delegate: delegate, deadline: deadline)
         do {
             return try await withTaskCancellationHandler {
@@ -94,13 +95,19 @@ final class MemoryDelegate: HTTPClientResponseDelegate, Sendable {
     private let limit: Int
     private let progress: TransferProgress?
     private let sent: Int64
+    /// Whether a response can have a body (not for a `HEAD`, whose `Content-Length` describes a `GET`).
+    private let hasBody: Bool
     private let tooLarge: @Sendable () -> APIError
     private let state = NIOLockedValueBox(State())
 
-    init(limit: Int, progress: TransferProgress?, sent: Int64, tooLarge: @escaping @Sendable () -> APIError) {
+    init(
+        limit: Int, progress: TransferProgress?, sent: Int64, hasBody: Bool,
+        tooLarge: @escaping @Sendable () -> APIError
+    ) {
         self.limit = limit
         self.progress = progress
         self.sent = sent
+        self.hasBody = hasBody
         self.tooLarge = tooLarge
     }
 
@@ -122,7 +129,7 @@ final class MemoryDelegate: HTTPClientResponseDelegate, Sendable {
             return state.visits
         }
         if visits > 1 { return task.eventLoop.makeFailedFuture(ClientFollowsRedirects()) }
-        if let declared, declared > limit { return task.eventLoop.makeFailedFuture(tooLarge()) }
+        if hasBody, let declared, declared > limit { return task.eventLoop.makeFailedFuture(tooLarge()) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 

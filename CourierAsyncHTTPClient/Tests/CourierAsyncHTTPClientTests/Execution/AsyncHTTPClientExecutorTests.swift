@@ -100,6 +100,17 @@ struct AsyncHTTPClientExecutorTests {
         }
     }
 
+    @Test("A HEAD whose Content-Length is over the limit is a response, not .responseTooLarge")
+    func headOverLimit() async throws {
+        let configuration = Self.configuration(try Servers.required().httpbin).with { $0.maxResponseBytes = 1000 }
+
+        let response = try await HEAD<Void>("/bytes/5000").request(using: configuration) as APIResponse
+
+        #expect(response.statusCode == 200)
+        #expect(response.headers[.contentLength] == "5000")
+        #expect(response.data.isEmpty)
+    }
+
     @Test("A timeout too long for a clock still works")
     func hugeTimeout() async throws {
         let configuration = Self.configuration(try Servers.required().httpbin)
