@@ -14,6 +14,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         case timedOut
         case tooLarge
         case redirectRefused(RedirectRefusal, APIResponse)
+        /// The body could not be read while it was sent (a file changed, a stream failed or was read before).
+        case unreadableBody(any Error)
     }
 
     private struct State {
@@ -43,12 +45,11 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> (Data, HTTPURLResponse) {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task =
-                    reportsEvents
-                    ? session.dataTask(with: urlRequest)
-                    : session.dataTask(with: urlRequest) { data, response, error in
-                        self.complete(data: data, response: response, error: error)
-                    }
+                var handler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
+                if !reportsEvents {
+                    handler = { data, response, error in self.complete(data: data, response: response, error: error) }
+                }
+                let task = makeTask(urlRequest, body: request.body, on: session, complete: handler)
                 task.delegate = self
                 let started = state.withLock { state -> Bool in
                     guard state.stop == nil else { return false }
@@ -76,6 +77,11 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         DeadlineClock.shared.add(self, timeout: request.timeout)
         // A call stopped in between left the clock before it was added: take it out again.
         if state.withLock({ $0.finished }) { DeadlineClock.shared.remove(self) }
+    }
+
+    /// The body could not be read while it was being sent: the call fails with ``APIError/RequestProblem/unreadableBody``.
+    func bodyFailed(_ error: any Error) {
+        stop(.unreadableBody(error))
     }
 
     /// The call's deadline passed.
@@ -120,6 +126,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         case .redirectRefused(let refusal, let response):
             APIError(
                 .transport(.redirectRefused(refusal)), endpoint: request.endpoint, request: request, response: response)
+        case .unreadableBody(let error):
+            APIError(
+                .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request, underlyingError: error)
         }
     }
 
