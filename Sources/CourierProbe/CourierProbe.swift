@@ -13,8 +13,11 @@ import Foundation
 /// the process's peak resident memory. The fault integration tests run it as a child process to bound the
 /// memory a call may use (a gzip bomb, a huge body) without the test process's own allocations in the way.
 ///
+/// With `--upload-file PATH` it POSTs that file instead (streamed from disk); with `--multipart` too, as the
+/// `file` part of a multipart form after a `note` field; `responseText` then holds the answer's body.
+///
 /// ```
-/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]
+/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--upload-file PATH [--multipart]]
 /// {"bytes":0,"outcome":"error","peakRSSBytes":38273024,"reason":"transport failure: the response body is larger
 ///  than the limit for this call","sanitizer":null,"seconds":0.41,"status":null}
 /// ```
@@ -26,6 +29,8 @@ struct CourierProbe {
         var url: String
         var maxResponseBytes = APIConfiguration.defaultMaxResponseBytes
         var timeout: Duration = .seconds(60)
+        var uploadFile: String?
+        var multipart = false
     }
 
     /// The printed line.
@@ -38,9 +43,11 @@ struct CourierProbe {
         var status: Int?
         /// `"thread"` when the probe runs under ThreadSanitizer, whose shadow memory inflates the peak.
         var sanitizer: String?
+        /// The response body as text, for uploads (the sink's report).
+        var responseText: String?
 
         private enum CodingKeys: String, CodingKey {
-            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer
+            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, responseText
         }
 
         /// Writes every key, `null` for a missing value, so readers need not guess.
@@ -53,10 +60,12 @@ struct CourierProbe {
             try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
             try container.encode(status, forKey: .status)
             try container.encode(sanitizer, forKey: .sanitizer)
+            try container.encode(responseText, forKey: .responseText)
         }
     }
 
-    static let usage = "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS]"
+    static let usage =
+        "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--upload-file PATH [--multipart]]"
 
     static func main() async {
         let options: Options
@@ -77,8 +86,21 @@ struct CourierProbe {
         let start = clock.now
         var report: Report
         do {
-            let response: APIResponse = try await endpoint.request(using: configuration)
+            let response: APIResponse
+            if let path = options.uploadFile {
+                let file = URL(fileURLWithPath: path)
+                if options.multipart {
+                    let upload = POST<URL>(options.url, encoding: .multipart) { ["note": "probe", "file": .file($0)] }
+                    response = try await upload.request(with: file, using: configuration)
+                } else {
+                    response = try await POST<URL>(wrappedValue: .init { $0 }, options.url).request(
+                        with: file, using: configuration)
+                }
+            } else {
+                response = try await endpoint.request(using: configuration)
+            }
             report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+            if options.uploadFile != nil { report.responseText = String(decoding: response.data, as: UTF8.self) }
         } catch {
             report = Report(
                 outcome: "error",
@@ -111,6 +133,8 @@ struct CourierProbe {
         var url: String?
         var maxResponseBytes: Int?
         var timeout: Duration?
+        var uploadFile: String?
+        var multipart = false
         var index = 0
         func value(after flag: String) throws -> String {
             index += 1
@@ -132,6 +156,10 @@ struct CourierProbe {
                     throw UsageError(description: "--timeout \(text) is not a number of seconds")
                 }
                 timeout = .milliseconds(Int((seconds * 1000).rounded()))
+            case "--upload-file":
+                uploadFile = try value(after: argument)
+            case "--multipart":
+                multipart = true
             default:
                 guard url == nil, !argument.hasPrefix("-") else {
                     throw UsageError(description: "unexpected argument \(argument)")
@@ -146,6 +174,8 @@ struct CourierProbe {
         var options = Options(url: url)
         if let maxResponseBytes { options.maxResponseBytes = maxResponseBytes }
         if let timeout { options.timeout = timeout }
+        options.uploadFile = uploadFile
+        options.multipart = multipart
         return options
     }
 

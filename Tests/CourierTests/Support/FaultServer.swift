@@ -178,6 +178,8 @@ enum Probe {
         var peakRSSBytes: Int?
         var status: Int?
         var sanitizer: String?
+        /// The response body, for uploads.
+        var responseText: String?
 
         var description: String {
             "\(outcome) \(reason ?? "-") bytes=\(bytes) seconds=\(seconds) "
@@ -230,10 +232,11 @@ enum Probe {
         _ url: String,
         maxResponseBytes: Int? = nil,
         timeout: Duration? = nil,
+        extraArguments: [String] = [],
         killAfter limit: Duration = .seconds(60)
     ) async throws -> Report {
         let executable = try executable()
-        var arguments = [url]
+        var arguments = [url] + extraArguments
         if let maxResponseBytes { arguments += ["--max-response-bytes", String(maxResponseBytes)] }
         if let timeout {
             let parts = timeout.components
