@@ -103,6 +103,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case responseTooLarge
         /// A redirect was not followed, and the call failed: see the ``RedirectRefusal``.
         case redirectRefused(RedirectRefusal)
+        /// The executor cannot carry out this transfer (a download to a file, a stream, progress, a body that is
+        /// not in memory); the ``ExecutorLimitation`` is the ``APIError/underlyingError``. Raised before any I/O.
+        case unsupportedByExecutor
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         case other
     }
@@ -403,6 +406,7 @@ extension APIError.TransportProblem: CustomStringConvertible {
         case .connectionLost: "the connection was lost"
         case .secureConnectionFailed: "the secure connection failed"
         case .responseTooLarge: "the response body is larger than the limit for this call"
+        case .unsupportedByExecutor: "the executor does not support this kind of transfer"
         case .redirectRefused(let refusal): refusal.description
         case .other: "the request failed"
         }

@@ -98,6 +98,8 @@ enum CallExecution {
     ) async throws(APIError)
         -> APIResponse
     {
+        // What the executor cannot do fails here, before any I/O (never a silent fallback to memory).
+        try configuration.executor.checkSupport(for: request)
         let response: APIResponse
         do {
             if Task.isCancelled { throw CancellationError() }

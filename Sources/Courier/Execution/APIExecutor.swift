@@ -35,7 +35,26 @@
 /// configuration.executor = LoggingExecutor(wrapped: URLSessionExecutor())
 /// APIConfiguration.default = configuration
 /// ```
+///
+/// ## Transfers
+///
+/// Beyond in-memory bodies, an executor declares what else it can do in ``supportedTransfers``: write a
+/// response body to a file, hand it over as a ``ResponseStream``, report progress, send bodies from files or
+/// streams. The default is none of it, so an executor written before these existed keeps working for every
+/// in-memory call, and a call that needs more fails with
+/// ``APIError/TransportProblem/unsupportedByExecutor`` before any I/O. An executor that declares a feature reads
+/// ``APIRequest/responseDelivery`` and ``APIRequest/progress`` and keeps the contracts documented on
+/// ``ResponseDelivery`` and ``TransferProgress``. A wrapper forwards its wrapped executor's features:
+///
+/// ```swift
+/// extension LoggingExecutor {
+///     var supportedTransfers: TransferFeatures { wrapped.supportedTransfers }
+/// }
+/// ```
 public protocol APIExecutor: Sendable {
     /// Sends `request` and returns the response, whatever its status code.
     func execute(_ request: APIRequest) async throws -> APIResponse
+
+    /// The transfers this executor carries out beyond in-memory bodies; none unless it says so.
+    var supportedTransfers: TransferFeatures { get }
 }

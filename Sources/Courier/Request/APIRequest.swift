@@ -29,6 +29,11 @@ public struct APIRequest: Sendable {
     /// auth plugins add the header they set, and ``APIConfiguration/sensitiveHeaders`` is copied here.
     /// They are redacted wherever the request is printed and removed before a cross-origin redirect.
     public var sensitiveHeaders: Set<HTTPHeaderName>
+    /// How the executor hands over the response body: in memory (the default), to a file, or as a stream.
+    /// The call forms set it; see ``ResponseDelivery``.
+    public var responseDelivery: ResponseDelivery = .memory
+    /// Where the executor reports bytes sent and received while the call runs; `nil` for none.
+    public var progress: TransferProgress?
     /// The endpoint this request was built from.
     public let endpoint: APIEndpoint
 

@@ -1,12 +1,14 @@
 import Foundation
 
-/// The body of a response.
+/// The body of a response: in memory, in a file (a download), or a stream read as it arrives.
 ///
-/// A struct rather than an enum so that new kinds of body (a downloaded file, a byte stream) can be
-/// added without breaking code that reads ``data``.
+/// A struct rather than an enum so that new kinds of body can be added without breaking code that reads
+/// ``data``.
 public struct ResponseBody: Sendable, Hashable {
     enum Storage: Sendable, Hashable {
         case data(Data)
+        case file(URL)
+        case stream(ResponseStream)
     }
 
     let storage: Storage
@@ -16,21 +18,41 @@ public struct ResponseBody: Sendable, Hashable {
         ResponseBody(storage: .data(data))
     }
 
+    /// A body written to the file at `url`.
+    public static func file(_ url: URL) -> ResponseBody {
+        ResponseBody(storage: .file(url))
+    }
+
+    /// A body handed over as it arrives.
+    public static func stream(_ stream: ResponseStream) -> ResponseBody {
+        ResponseBody(storage: .stream(stream))
+    }
+
     /// An empty body.
     public static let empty = ResponseBody.data(Data())
 
-    /// The bytes of an in-memory body.
+    /// The bytes of an in-memory body; `nil` for a file or a stream.
     public var data: Data? {
-        switch storage {
-        case .data(let data): data
-        }
+        if case .data(let data) = storage { return data }
+        return nil
     }
 
-    /// Whether the body is empty.
+    /// The file of a downloaded body.
+    public var fileURL: URL? {
+        if case .file(let url) = storage { return url }
+        return nil
+    }
+
+    /// The stream of a streamed body.
+    public var stream: ResponseStream? {
+        if case .stream(let stream) = storage { return stream }
+        return nil
+    }
+
+    /// Whether the body is empty in memory (`false` for a file or a stream).
     public var isEmpty: Bool {
-        switch storage {
-        case .data(let data): data.isEmpty
-        }
+        if case .data(let data) = storage { return data.isEmpty }
+        return false
     }
 }
 
@@ -62,7 +84,7 @@ public struct APIResponse: Sendable {
         self.request = request
     }
 
-    /// The body's bytes (empty when the body is not in memory).
+    /// The body's bytes (empty when the body is a file or a stream).
     public var data: Data { body.data ?? Data() }
 
     /// The `Content-Type` header's value.

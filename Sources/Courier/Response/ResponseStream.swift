@@ -1,0 +1,301 @@
+import Foundation
+
+/// A response body handed over as it arrives: an `AsyncSequence` of byte chunks, read once.
+///
+/// ```swift
+/// let stream = try await Feeds.$live.stream(with: "news")
+/// for try await chunk in stream { consume(chunk) }
+/// for try await line in stream.lines { print(line) }              // or: lines of text
+/// for try await event in stream.events { print(event.data) }      // or: Server-Sent Events
+/// ```
+///
+/// - **Stopping early cancels the transfer.** Leaving the loop (`break`, `return`, a thrown error), cancelling
+///   the reading task, or dropping a stream nobody reads cancels the network transfer at once.
+/// - **An idle timeout between chunks.** When no byte arrives for the request's
+///   ``ResponseDelivery/idleTimeout`` while the reader waits, the stream throws
+///   ``APIError/TransportProblem/timedOut`` and cancels the transfer. A reader that is slower than the
+///   network is not idle: the bytes wait for it.
+/// - **Bounded memory.** At most about ``windowBytes`` of unread bytes are held; beyond that the executor stops
+///   reading from the network until the reader catches up.
+///
+/// Errors are ``APIError``s naming the endpoint. Only one loop may read a stream; a second one ends at once.
+public struct ResponseStream: AsyncSequence, Sendable, Hashable {
+    /// The element type: a chunk of bytes as it arrived.
+    public typealias Element = Data
+
+    /// How many unread bytes a stream holds before it asks its producer to pause.
+    public static let windowBytes = 1 << 20
+
+    let handle: Handle
+
+    /// Makes a stream for the response to `request`, and the continuation its producer (an executor) feeds.
+    ///
+    /// - Parameters:
+    ///   - request: The request; errors name its endpoint and ``ResponseDelivery/idleTimeout`` applies.
+    ///   - onCancel: Called once when the reader stops before the end (or drops the stream): cancel the
+    ///     transfer.
+    public static func makeStream(
+        for request: APIRequest, onCancel: @escaping @Sendable () -> Void
+    ) -> (stream: ResponseStream, continuation: Continuation) {
+        let buffer = ChunkBuffer(request: request, onCancel: onCancel)
+        return (ResponseStream(handle: Handle(buffer)), Continuation(buffer: buffer))
+    }
+
+    /// A stream that reads `chunks` (for stubs and tests); stopping early cancels the task that reads them.
+    public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, for request: APIRequest)
+    where Chunks.Element == Data {
+        let reader = LockedBox<Task<Void, Never>?>(nil)
+        let (stream, continuation) = Self.makeStream(for: request) { reader.value?.cancel() }
+        let task = Task {
+            do {
+                for try await chunk in chunks {
+                    if Task.isCancelled { throw CancellationError() }
+                    await continuation.send(chunk)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        reader.value = task
+        self = stream
+    }
+
+    init(handle: Handle) {
+        self.handle = handle
+    }
+
+    /// Two streams are equal when they are the same stream.
+    public static func == (lhs: ResponseStream, rhs: ResponseStream) -> Bool { lhs.handle === rhs.handle }
+
+    /// Hashes the stream's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(handle)) }
+
+    /// Reads the stream's chunks.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: Reader(handle: handle, claimed: handle.buffer.claim()))
+    }
+
+    /// Reads a stream's chunks in order.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: Reader
+
+        /// The next chunk, or `nil` at the end.
+        /// - Throws: ``APIError``.
+        public mutating func next() async throws -> Data? {
+            try await reader.next()
+        }
+    }
+
+    /// What an executor feeds a ``ResponseStream`` through.
+    public struct Continuation: Sendable {
+        let buffer: ChunkBuffer
+
+        /// Hands `chunk` to the reader. Returns `false` when the unread bytes went past ``windowBytes``: pause the
+        /// transfer then, and resume it in ``whenDrained(_:)``'s action.
+        @discardableResult
+        public func yield(_ chunk: Data) -> Bool {
+            buffer.yield(chunk)
+        }
+
+        /// Runs `action` once the reader has read the unread bytes down to half the window (at once if it
+        /// already has, or if the stream ended).
+        public func whenDrained(_ action: @escaping @Sendable () -> Void) {
+            buffer.whenDrained(action)
+        }
+
+        /// Hands `chunk` to the reader, waiting while the window is full.
+        public func send(_ chunk: Data) async {
+            guard !yield(chunk) else { return }
+            await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+                whenDrained { resume.resume() }
+            }
+        }
+
+        /// Ends the stream after the chunks already given; with `error`, the reader throws it after them
+        /// (wrapped as an ``APIError`` naming the endpoint).
+        public func finish(throwing error: (any Error)? = nil) {
+            buffer.finish(error)
+        }
+
+        /// Whether the reader stopped: further chunks are dropped.
+        public var isCancelled: Bool { buffer.isCancelled }
+    }
+
+    /// The consumer side's lifetime: when every copy of the stream and every iterator are gone, the transfer
+    /// is cancelled.
+    final class Handle: Sendable {
+        let buffer: ChunkBuffer
+        init(_ buffer: ChunkBuffer) { self.buffer = buffer }
+        deinit { buffer.cancel() }
+    }
+
+    /// One loop's read of the stream: leaving the loop before the end cancels the transfer.
+    final class Reader: Sendable {
+        let handle: Handle
+        let claimed: Bool
+        init(handle: Handle, claimed: Bool) {
+            self.handle = handle
+            self.claimed = claimed
+        }
+        func next() async throws -> Data? {
+            guard claimed else { return nil }
+            return try await handle.buffer.next()
+        }
+        deinit { if claimed { handle.buffer.cancel() } }
+    }
+}
+
+/// The unread chunks of a ``ResponseStream`` between its producer and its one reader.
+final class ChunkBuffer: DeadlineClock.Client, Sendable {
+    private struct State {
+        var chunks: [Data] = []
+        var head = 0
+        var bytes = 0
+        var end: Result<Void, APIError>?
+        var cancelled = false
+        var claimed = false
+        var waiter: CheckedContinuation<Data?, any Error>?
+        var drained: (@Sendable () -> Void)?
+    }
+
+    private let state = LockedBox(State())
+    private let request: APIRequest
+    private let onCancel: @Sendable () -> Void
+
+    init(request: APIRequest, onCancel: @escaping @Sendable () -> Void) {
+        self.request = request
+        self.onCancel = onCancel
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Marks the stream as read by one loop; `false` for any later loop.
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.claimed = true }
+            return !state.claimed
+        }
+    }
+
+    func yield(_ chunk: Data) -> Bool {
+        guard !chunk.isEmpty else { return true }
+        let (waiter, underLimit) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard !state.cancelled, state.end == nil else { return (nil, true) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, true)
+            }
+            state.chunks.append(chunk)
+            state.bytes += chunk.count
+            return (nil, state.bytes <= ResponseStream.windowBytes)
+        }
+        if let waiter {
+            DeadlineClock.shared.remove(self)
+            waiter.resume(returning: chunk)
+        }
+        return underLimit
+    }
+
+    func whenDrained(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.cancelled || state.end != nil || state.bytes <= ResponseStream.windowBytes / 2 { return true }
+            state.drained = action
+            return false
+        }
+        if now { action() }
+    }
+
+    func finish(_ error: (any Error)?) {
+        let end: Result<Void, APIError> =
+            error.map { .failure(APIError.wrapping($0, request: request)) } ?? .success(())
+        let (waiter, drained) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard state.end == nil, !state.cancelled else { return (nil, nil) }
+            state.end = end
+            defer {
+                state.waiter = nil
+                state.drained = nil
+            }
+            return (state.waiter, state.drained)
+        }
+        drained?()
+        guard let waiter else { return }
+        DeadlineClock.shared.remove(self)
+        waiter.resume(with: end.map { nil })
+    }
+
+    /// The reader stopped (or the idle timeout passed, with `error`): ends the stream and cancels the transfer.
+    func cancel(with error: APIError? = nil) {
+        let ended = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Bool)? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            let running = state.end == nil
+            if running { state.end = .failure(error ?? cancellation) }
+            state.chunks = []
+            state.bytes = 0
+            defer {
+                state.waiter = nil
+                state.drained = nil
+            }
+            return (state.waiter, state.drained, running)
+        }
+        guard let (waiter, drained, running) = ended else { return }
+        DeadlineClock.shared.remove(self)
+        waiter?.resume(throwing: error ?? cancellation)
+        drained?()
+        if running { onCancel() }
+    }
+
+    private var cancellation: APIError {
+        APIError(
+            .transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: CancellationError())
+    }
+
+    func deadlinePassed() {
+        cancel(
+            with: APIError(
+                .transport(.timedOut), endpoint: request.endpoint, request: request,
+                underlyingError: URLError(.timedOut)))
+    }
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
+                let (outcome, drained) = state.withLock {
+                    state -> (Result<Data?, APIError>?, (@Sendable () -> Void)?) in
+                    if state.head < state.chunks.count {
+                        let chunk = state.chunks[state.head]
+                        state.chunks[state.head] = Data()
+                        state.head += 1
+                        state.bytes -= chunk.count
+                        if state.head == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        var drained: (@Sendable () -> Void)?
+                        if state.bytes <= ResponseStream.windowBytes / 2 {
+                            drained = state.drained
+                            state.drained = nil
+                        }
+                        return (.success(chunk), drained)
+                    }
+                    if let end = state.end { return (end.map { nil }, nil) }
+                    state.waiter = waiter
+                    return (nil, nil)
+                }
+                drained?()
+                if let outcome {
+                    waiter.resume(with: outcome)
+                } else if let idle = request.responseDelivery.idleTimeout {
+                    DeadlineClock.shared.add(self, timeout: idle)
+                    // The chunk may have arrived in between: it removed nothing, so take the deadline out again.
+                    if state.withLock({ $0.waiter == nil }) { DeadlineClock.shared.remove(self) }
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+}
