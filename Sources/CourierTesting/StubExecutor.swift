@@ -146,6 +146,9 @@ public struct StubExecutor: APIExecutor {
 
     // MARK: - Executing
 
+    /// File, stream and multipart request bodies: the stub reads them as a real executor would.
+    public var supportedTransfers: TransferFeatures { [.fileBodies, .streamedBodies] }
+
     /// Records `request` and answers it from the first matching stub.
     ///
     /// The body is read whole as a real executor would send it (a file from disk, a multipart form part by part,

@@ -79,9 +79,6 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case invalidURL
         /// The request body could not be prepared, for example a file that cannot be read.
         case unreadableBody
-        /// The executor cannot send this kind of body (a file, stream or multipart form), and refuses it
-        /// rather than read it into memory.
-        case unsupportedBody
     }
 
     /// Why a request did not complete.
@@ -390,7 +387,6 @@ extension APIError.RequestProblem: CustomStringConvertible {
         case .invalidBaseURL: "the base URL needs a scheme and a host"
         case .invalidURL: "the parts do not make a valid URL"
         case .unreadableBody: "the request body could not be read"
-        case .unsupportedBody: "this executor cannot send a file, stream or multipart body"
         }
     }
 }

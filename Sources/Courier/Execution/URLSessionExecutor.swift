@@ -68,6 +68,9 @@ public struct URLSessionExecutor: APIExecutor {
         self.init(configuration: configuration)
     }
 
+    /// Request bodies from files, streams and multipart forms, sent with bounded memory.
+    public var supportedTransfers: TransferFeatures { [.fileBodies, .streamedBodies] }
+
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
     public static let shared = URLSessionExecutor()
 

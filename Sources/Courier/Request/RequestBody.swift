@@ -16,9 +16,10 @@ import Foundation
 /// only those are retried or follow a redirect that repeats the body. A stream is read once; reading it again
 /// fails with ``APIError/RequestProblem/unreadableBody``.
 ///
-/// Executors read any body with ``chunks()``; an executor that can only send in-memory bodies calls
-/// ``requireInMemory(for:)`` and so fails with ``APIError/RequestProblem/unsupportedBody`` instead of
-/// buffering a large body.
+/// Executors read any body with ``chunks()`` and declare the kinds they send in
+/// ``APIExecutor/supportedTransfers`` (``TransferFeatures/fileBodies``, ``TransferFeatures/streamedBodies``): a
+/// request with a body its executor does not declare fails with ``APIError/TransportProblem/unsupportedByExecutor``
+/// before any I/O, instead of being buffered.
 public struct RequestBody: Sendable, Hashable {
     enum Storage: Sendable, Hashable {
         case empty
@@ -138,18 +139,6 @@ public struct RequestBody: Sendable, Hashable {
     /// stream can be read by one call only: the next fails with ``APIError/RequestProblem/unreadableBody``).
     public func chunks() -> RequestBodyChunks {
         RequestBodyChunks(body: self)
-    }
-
-    /// The in-memory bytes (`nil` for no body), or ``APIError/RequestProblem/unsupportedBody`` naming `request`'s
-    /// endpoint when the body is a file, stream or form: for executors that can only send bodies held in memory,
-    /// so that a large body is refused rather than read whole.
-    public func requireInMemory(for request: APIRequest) throws(APIError) -> Data? {
-        switch storage {
-        case .empty: return nil
-        case .data(let data): return data
-        case .file, .stream, .multipart:
-            throw APIError(.invalidRequest(.unsupportedBody), endpoint: request.endpoint, request: request)
-        }
     }
 
     /// Checks that a file body (or every file part of a form) can be read and still has its size.

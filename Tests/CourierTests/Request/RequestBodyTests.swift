@@ -118,14 +118,31 @@ import Testing
         #expect(largest <= RequestBody.chunkSize)
     }
 
-    @Test func inMemoryOnlyExecutorsGetATypedError() throws {
+    /// An executor that implements `execute(_:)` only, as executors written before transfers did.
+    struct InMemoryExecutor: APIExecutor {
+        func execute(_ request: APIRequest) async throws -> APIResponse {
+            APIResponse(statusCode: 204, request: request)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func executorsThatCannotSendAKindOfBodyFailBeforeAnyIO(multipart: Bool) async throws {
         let file = try Self.temporaryFile(Data("x".utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        let request = try PUT<URL>(wrappedValue: .init { $0 }, "/files").makeRequest(
-            with: file, using: testConfiguration)
+        let endpoint = PUT<URL>(multipart ? "/files" : "/files", encoding: multipart ? .multipart : .json) {
+            multipart ? ["f": .file($0)] : .file($0)
+        }
+        let configuration = testConfiguration.with(executor: InMemoryExecutor())
 
-        let error = try #require(throws: APIError.self) { try request.body.requireInMemory(for: request) }
-        #expect(error.reason == .invalidRequest(.unsupportedBody))
+        let error = try await #require(throws: APIError.self) {
+            try await endpoint.request(with: file, using: configuration)
+        }
+
+        #expect(error.reason == .transport(.unsupportedByExecutor))
+        let limitation = try #require(error.underlyingError as? ExecutorLimitation)
+        #expect(limitation.missing == (multipart ? .streamedBodies : .fileBodies))
+        // In-memory bodies still go through.
+        try await POST<Data>(wrappedValue: .init { $0 }, "/b").request(with: Data("x".utf8), using: configuration)
     }
 
     // MARK: - Query names next to a body (issue 13, item 6)
