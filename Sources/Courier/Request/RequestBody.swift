@@ -141,6 +141,15 @@ public struct RequestBody: Sendable, Hashable {
         RequestBodyChunks(body: self)
     }
 
+    /// Whether the body is or contains a one-shot stream, whose chunks are awaited while it is sent.
+    var holdsStream: Bool {
+        switch storage {
+        case .empty, .data, .file: false
+        case .stream: true
+        case .multipart(let form): form.parts.contains { $0.content.holdsStream }
+        }
+    }
+
     /// Checks that a file body (or every file part of a form) can be read and still has its size.
     func checkReadable() -> Bool {
         switch storage {
