@@ -74,6 +74,47 @@ extension URLSessionCall {
 }
 
 #if canImport(FoundationNetworking)
+    /// Counts the calls in flight whose body holds a one-shot stream (Linux), and gives them a thread of their own.
+    ///
+    /// FoundationNetworking reads a body stream on its work queue, which every session shares; while a read
+    /// awaits the stream's next chunk (produced by Swift tasks), the queue is held. A thread that then creates,
+    /// resumes or cancels a URLSession task waits for that queue; Swift's tasks run on the same Dispatch threads,
+    /// and once enough of them wait so, the chunk is produced late or never. So while such a call is in flight,
+    /// Courier starts and cancels tasks on ``control``, one thread of its own, and never blocks the threads
+    /// that produce the chunks.
+    enum StreamUploads {
+        private static let count = LockedBox(0)
+        /// The thread that starts and cancels URLSession tasks while a stream upload is in flight.
+        static let control = ControlThread()
+
+        static var inFlight: Bool { count.value > 0 }
+        static func begin() { count.withLock { $0 += 1 } }
+        static func end() { count.withLock { $0 -= 1 } }
+    }
+
+    /// One thread that runs closures in order (not a Dispatch queue: those share Swift's threads).
+    final class ControlThread: Sendable {
+        private let pending = LockedBox<[@Sendable () -> Void]>([])
+        private let wakeUp = DispatchSemaphore(value: 0)
+
+        init() {
+            let thread = Thread { [pending, wakeUp] in
+                while true {
+                    wakeUp.wait()
+                    let next = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                    next?()
+                }
+            }
+            thread.name = "Courier URLSession control"
+            thread.start()
+        }
+
+        func run(_ work: @escaping @Sendable () -> Void) {
+            pending.withLock { $0.append(work) }
+            wakeUp.signal()
+        }
+    }
+
     /// A request body as an `InputStream` for FoundationNetworking, which reads it synchronously on libcurl's thread,
     /// a chunk at a time. A stream body's chunks are awaited there (blocking that thread only while it waits).
     final class BodyInputStream: InputStream {

@@ -41,9 +41,6 @@ public struct URLSessionExecutor: APIExecutor {
     /// Whether the session's delegate is this executor's own, which reports every task event to the task's
     /// call; `false` for a session passed to ``init(session:)``.
     private let reportsEvents: Bool
-    /// Whether this executor's session was made for one call whose body holds a stream (Linux, see
-    /// ``executeOnOwnSession(_:)``).
-    private var isStreamSession = false
 
     /// An executor over `session`, which keeps its own delegate.
     public init(session: URLSession) {
@@ -80,9 +77,9 @@ public struct URLSessionExecutor: APIExecutor {
     /// Sends `request` and returns the response, whatever its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         #if canImport(FoundationNetworking)
-            if request.body.holdsStream, !isStreamSession {
-                return try await executeOnOwnSession(request)
-            }
+            let holdsStream = request.body.holdsStream
+            if holdsStream { StreamUploads.begin() }
+            defer { if holdsStream { StreamUploads.end() } }
         #endif
         var urlRequest = request.urlRequest
         // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
@@ -98,21 +95,6 @@ public struct URLSessionExecutor: APIExecutor {
             request: request
         )
     }
-
-    #if canImport(FoundationNetworking)
-        /// Sends a request whose body holds a stream on a session of its own. FoundationNetworking reads a body
-        /// stream on the session's one work queue, which the read blocks while the stream's producer (running on
-        /// Swift's task pool) is awaited; tasks on the pool that call into that session meanwhile would wait for
-        /// the queue, and a small pool could wait forever. Alone on its session, a waiting stream stops nothing else.
-        private func executeOnOwnSession(_ request: APIRequest) async throws -> APIResponse {
-            var own = URLSessionExecutor(configuration: session.configuration)
-            own.isStreamSession = true
-            let session = own.session
-            // Not from here: invalidating waits for the work queue, which a stalled stream may still hold.
-            defer { DispatchQueue.global().async { session.finishTasksAndInvalidate() } }
-            return try await own.execute(request)
-        }
-    #endif
 
     /// The idle timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down
     /// (0.5 s would fire at once), so it gets the next whole second; the deadline is exact.
