@@ -26,6 +26,9 @@ let package = Package(
         // Makes one call and prints its outcome and the process's peak memory as JSON; the fault integration
         // tests run it as a child process to bound the memory of a call (Tests/CourierTests/Integration).
         .executableTarget(name: "CourierProbe", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // Writes disk cache entries in a loop; the cache crash test kills it with SIGKILL mid-write
+        // (Tests/CourierTests/Cache/CacheCrashTests.swift).
+        .executableTarget(name: "CourierCacheWriter", dependencies: ["Courier"], swiftSettings: strictSettings),
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting"],

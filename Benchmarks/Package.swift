@@ -40,5 +40,11 @@ let package = Package(
             name: "CourierE2E",
             dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
         ),
+        // A large download from nginx: Courier, raw URLSession and curl alternated in rounds in one process, with
+        // each download's resident-memory growth; `scripts/bench transfers` runs it.
+        .executableTarget(
+            name: "CourierTransfers",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
     ]
 )

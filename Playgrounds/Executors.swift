@@ -4,6 +4,10 @@ import Courier
 import CourierTesting
 import Foundation
 
+#if canImport(CourierAsyncHTTPClient)
+    import CourierAsyncHTTPClient
+#endif
+
 /// A custom executor: it wraps another one and prints each request and response. Every → and ← line of this
 /// playground comes from it; main.swift installs `LoggingExecutor(wrapping: URLSessionExecutor.shared)`.
 struct LoggingExecutor: APIExecutor {
@@ -14,6 +18,9 @@ struct LoggingExecutor: APIExecutor {
         self.wrapped = wrapped
         self.label = label.isEmpty ? "" : "[\(label)] "
     }
+
+    /// A wrapper can do what the executor it wraps can: downloads, streams, progress (see the Transfers page).
+    var supportedTransfers: TransferFeatures { wrapped.supportedTransfers }
 
     func execute(_ request: APIRequest) async throws -> APIResponse {
         Console.sent(request, label: label)
@@ -89,6 +96,17 @@ enum ExecutorsPage {
         let plain = stage.isOffline ? stage.transport : URLSessionExecutor(timeout: .seconds(5))
         let quiet: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: plain))
         Console.result("origin \(quiet.origin), via \(type(of: plain)) (no → / ← lines: nothing logged it)")
-        Console.note("an Alamofire or AsyncHTTPClient adapter is one `execute(_:)` method like LoggingExecutor's")
+        Console.note("an Alamofire adapter is one `execute(_:)` method like LoggingExecutor's")
+
+        #if canImport(CourierAsyncHTTPClient)
+            Console.step("On a server: AsyncHTTPClientExecutor, from the CourierAsyncHTTPClient package in this build")
+            let server: any APIExecutor = stage.isOffline ? stage.transport : AsyncHTTPClientExecutor()
+            let viaNIO: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: server))
+            Console.result("origin \(viaNIO.origin), via \(type(of: server))")
+        #else
+            Console.note(
+                "on a Linux server, swap in `AsyncHTTPClientExecutor()` from the CourierAsyncHTTPClient package "
+                    + "(README, \"Server-side\"): SwiftNIO's HTTP client, the same contract")
+        #endif
     }
 }

@@ -37,10 +37,49 @@ enum OfflineServer {
                 .text(decodeBase64URL(request.url.lastPathComponent), headers: html)
             }
             .route("/response-headers", respond: responseHeaders)
+            .route("/etag/", prefix: true, respond: etag)
+            .route("/range/", prefix: true, respond: range)
+            .route("/stream/", prefix: true) { request in
+                let count = min(Int(request.url.lastPathComponent) ?? 0, 100)
+                let lines = (0..<count).map { #"{"id": \#($0), "url": "\#(request.url.absoluteString)"}"# + "\n" }
+                return .chunked(lines, headers: ["Content-Type": "application/json"])
+            }
+            .route("/drip") { request in
+                let query = Dictionary(request.queryItems.map { ($0.name, $0.value ?? "") }) { $1 }
+                let count = min(Int(query["numbytes"] ?? "") ?? 10, 1000)
+                let seconds = min(Double(query["duration"] ?? "") ?? 2, 60)
+                let interval = Duration.milliseconds(Int(seconds * 1000) / max(count, 1))
+                return .chunked(Array(repeating: "*", count: count), every: interval)
+            }
             .stubEverything(with: .text(notFoundPage, status: 404, headers: html))
     }
 
     // MARK: - Answers
+
+    /// `/range/{n}`: n bytes of `abc…z` repeated, with an `ETag`; `Range: bytes=N-` gets a 206 with the rest,
+    /// sent in 1 KiB chunks over `duration` seconds.
+    private static func range(_ request: APIRequest) -> StubResponse {
+        let count = min(Int(request.url.lastPathComponent) ?? 0, 100 * 1024)
+        let query = Dictionary(request.queryItems.map { ($0.name, $0.value ?? "") }) { $1 }
+        let seconds = min(Double(query["duration"] ?? "") ?? 0, 10)
+        let bytes = Data((0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        var start = 0
+        if let header = request.headers["Range"], header.hasPrefix("bytes="), header.hasSuffix("-"),
+            let first = Int(header.dropFirst("bytes=".count).dropLast()), first < count
+        {
+            start = first
+        }
+        let body = bytes[start...]
+        let chunks = stride(from: body.startIndex, to: body.endIndex, by: 1024).map {
+            Data(body[$0..<min($0 + 1024, body.endIndex)])
+        }
+        let interval = Duration.milliseconds(Int(seconds * 1000) / max(chunks.count, 1))
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/octet-stream", "ETag": "range\(count)", "Accept-Ranges": "bytes",
+            "Content-Range": "bytes \(start)-\(count - 1)/\(count)",
+        ]
+        return .chunked(chunks, every: interval, status: start > 0 ? 206 : 200, headers: headers)
+    }
 
     fileprivate static let html: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8"]
     private static let bodyEchoKeys = ["url", "args", "headers", "origin", "data", "form", "files", "json"]
@@ -115,6 +154,18 @@ enum OfflineServer {
         for (name, value) in semiflatten(request.queryItems.map { ($0.name, $0.value ?? "") }) { echoed[name] = value }
         var response = json(echoed)
         response.headers = headers
+        return response
+    }
+
+    /// `/etag/{etag}`: a 304 when `If-None-Match` names the tag, else the echo with `ETag: {etag}`.
+    private static func etag(_ request: APIRequest) -> StubResponse {
+        let tag = request.url.lastPathComponent
+        let asked = (request.headers[.ifNoneMatch] ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        }
+        if asked.contains(tag) || asked.contains("*") { return .status(304, headers: ["ETag": tag]) }
+        var response = echo(request, ["url", "args", "headers", "origin"])
+        response.headers[.eTag] = tag
         return response
     }
 

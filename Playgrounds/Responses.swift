@@ -131,6 +131,7 @@ enum ResponsesPage {
         case .decodingFailed: "unexpected response: report a bug"
         case .invalidRequest(let problem): "bug in the request: \(problem)"
         case .rejectedByService(let code, _): "the service said no (\(code))"
+        case .notCached: "nothing cached yet: show a placeholder"
         case .other: "failed: \(error)"
         }
     }

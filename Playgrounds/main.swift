@@ -41,6 +41,16 @@ let pages = [
         run: PluginsPage.run
     ),
     Page(
+        name: "Caching",
+        summary: "A memory and disk response cache: read/write modes, expiry, revalidation, de-duplication.",
+        run: CachingPage.run
+    ),
+    Page(
+        name: "Transfers",
+        summary: "Downloads to files that resume, byte streams, Server-Sent Events, progress.",
+        run: TransfersPage.run
+    ),
+    Page(
         name: "Testing",
         summary: "CourierTesting: stubs, recorded requests, errors and delays.",
         run: TestingPage.run

@@ -54,6 +54,11 @@ Routes (any method; parameters in the query string):
   /no-content-with-body        204 followed by a body anyway
   /basic-challenge             401 with WWW-Authenticate: Basic realm="x"
   /status/<code>               that status, small JSON body
+  /count?key=K&delay=0         counts the request under K, waits delay s (noticing a client
+                               that leaves), then 200 JSON {"key", "hits"}; each response
+                               carries a fresh "uuid". For the cache's de-duplication tests
+  /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
+                               and how many of them the client abandoned during the wait
   anything else                404
 """
 
@@ -394,6 +399,26 @@ def route_headers(conn, method, path, headers, body):
     )
 
 
+COUNTS = {}  # key -> {"hits": n, "gone": n}, for /count
+COUNTS_LOCK = threading.Lock()
+
+
+def route_count(conn, query):
+    key = (query.get("key") or [""])[0]
+    delay = number(query, "delay", 0.0, kind=float, maximum=60)
+    with COUNTS_LOCK:
+        counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
+        counts["hits"] += 1
+        hits = counts["hits"]
+    try:
+        conn.wait(delay)
+    except ClientGone:
+        with COUNTS_LOCK:
+            COUNTS[key]["gone"] += 1
+        raise
+    respond(conn, 200, json_body({"key": key, "hits": hits, "uuid": os.urandom(16).hex()}))
+
+
 def route(conn, method, target, headers, body):
     parsed = urllib.parse.urlsplit(target)
     path = parsed.path
@@ -401,6 +426,15 @@ def route(conn, method, target, headers, body):
 
     if path == "/headers":
         return route_headers(conn, method, path, headers, body)
+
+    if path == "/count":
+        return route_count(conn, query)
+
+    if path == "/count-stats":
+        key = (query.get("key") or [""])[0]
+        with COUNTS_LOCK:
+            counts = dict(COUNTS.get(key, {"hits": 0, "gone": 0}))
+        return respond(conn, 200, json_body({"key": key, "hits": counts["hits"], "gone": counts["gone"]}))
 
     if path == "/redirect":
         to = (query.get("to") or [""])[0]

@@ -17,10 +17,15 @@ import Foundation
 /// `file` part of a multipart form after a `note` field; `responseText` then holds the answer's body.
 ///
 /// ```
-/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--upload-file PATH [--multipart]]
+/// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]
+///     [--upload-file PATH [--multipart]]
 /// {"bytes":0,"outcome":"error","peakRSSBytes":38273024,"reason":"transport failure: the response body is larger
 ///  than the limit for this call","sanitizer":null,"seconds":0.41,"status":null}
 /// ```
+///
+/// `--download-to PATH` downloads the body to a file (`$endpoint.download(with:to:)`), `--stream` reads it as a
+/// stream and counts its bytes (`$endpoint.stream(with:)`); `bytes` is then the file's size or the count, and
+/// `baselineRSSBytes` the resident memory just before the call.
 ///
 /// Exits 0 whatever the call's outcome; 2 for a bad command line, 1 when the probe itself breaks.
 @main
@@ -29,6 +34,8 @@ struct CourierProbe {
         var url: String
         var maxResponseBytes = APIConfiguration.defaultMaxResponseBytes
         var timeout: Duration = .seconds(60)
+        var downloadTo: String?
+        var stream = false
         var uploadFile: String?
         var multipart = false
     }
@@ -43,11 +50,13 @@ struct CourierProbe {
         var status: Int?
         /// `"thread"` when the probe runs under ThreadSanitizer, whose shadow memory inflates the peak.
         var sanitizer: String?
+        /// The resident memory just before the call.
+        var baselineRSSBytes: Int?
         /// The response body as text, for uploads (the sink's report).
         var responseText: String?
 
         private enum CodingKeys: String, CodingKey {
-            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, responseText
+            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, baselineRSSBytes, responseText
         }
 
         /// Writes every key, `null` for a missing value, so readers need not guess.
@@ -60,12 +69,14 @@ struct CourierProbe {
             try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
             try container.encode(status, forKey: .status)
             try container.encode(sanitizer, forKey: .sanitizer)
+            try container.encode(baselineRSSBytes, forKey: .baselineRSSBytes)
             try container.encode(responseText, forKey: .responseText)
         }
     }
 
     static let usage =
-        "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--upload-file PATH [--multipart]]"
+        "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]"
+        + " [--upload-file PATH [--multipart]]"
 
     static func main() async {
         let options: Options
@@ -83,12 +94,13 @@ struct CourierProbe {
             executor: URLSessionExecutor.shared
         )
         let clock = ContinuousClock()
+        let baseline = residentBytes()
         let start = clock.now
         var report: Report
         do {
-            let response: APIResponse
             if let path = options.uploadFile {
                 let file = URL(fileURLWithPath: path)
+                let response: APIResponse
                 if options.multipart {
                     let upload = POST<URL>(options.url, encoding: .multipart) { ["note": "probe", "file": .file($0)] }
                     response = try await upload.request(with: file, using: configuration)
@@ -96,23 +108,35 @@ struct CourierProbe {
                     response = try await POST<URL>(wrappedValue: .init { $0 }, options.url).request(
                         with: file, using: configuration)
                 }
+                report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+                report.responseText = String(decoding: response.data, as: UTF8.self)
+            } else if let path = options.downloadTo {
+                let response = try await endpoint.download(
+                    to: URL(fileURLWithPath: path), resume: false, using: configuration)
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
+                report = Report(outcome: "ok", bytes: size?.intValue ?? 0, seconds: 0, status: response.statusCode)
+            } else if options.stream {
+                var count = 0
+                for try await chunk in try await endpoint.stream(using: configuration) { count += chunk.count }
+                report = Report(outcome: "ok", bytes: count, seconds: 0, status: 200)
             } else {
-                response = try await endpoint.request(using: configuration)
+                let response: APIResponse = try await endpoint.request(using: configuration)
+                report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
             }
-            report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
-            if options.uploadFile != nil { report.responseText = String(decoding: response.data, as: UTF8.self) }
         } catch {
+            let apiError = error as? APIError
             report = Report(
                 outcome: "error",
-                reason: String(describing: error.reason),
-                bytes: error.response?.data.count ?? 0,
+                reason: apiError.map { String(describing: $0.reason) } ?? String(describing: error),
+                bytes: apiError?.response?.data.count ?? 0,
                 seconds: 0,
-                status: error.statusCode
+                status: apiError?.statusCode
             )
         }
         let elapsed = (clock.now - start).components
         report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         report.peakRSSBytes = peakResidentBytes()
+        report.baselineRSSBytes = baseline
         report.sanitizer = runsUnderThreadSanitizer() ? "thread" : nil
 
         let encoder = JSONEncoder()
@@ -133,6 +157,8 @@ struct CourierProbe {
         var url: String?
         var maxResponseBytes: Int?
         var timeout: Duration?
+        var downloadTo: String?
+        var stream = false
         var uploadFile: String?
         var multipart = false
         var index = 0
@@ -156,6 +182,10 @@ struct CourierProbe {
                     throw UsageError(description: "--timeout \(text) is not a number of seconds")
                 }
                 timeout = .milliseconds(Int((seconds * 1000).rounded()))
+            case "--download-to":
+                downloadTo = try value(after: argument)
+            case "--stream":
+                stream = true
             case "--upload-file":
                 uploadFile = try value(after: argument)
             case "--multipart":
@@ -174,6 +204,8 @@ struct CourierProbe {
         var options = Options(url: url)
         if let maxResponseBytes { options.maxResponseBytes = maxResponseBytes }
         if let timeout { options.timeout = timeout }
+        options.downloadTo = downloadTo
+        options.stream = stream
         options.uploadFile = uploadFile
         options.multipart = multipart
         return options
@@ -194,6 +226,20 @@ struct CourierProbe {
             var usage = rusage()
             guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
             return Int(usage.ru_maxrss)  // bytes on Darwin
+        #endif
+    }
+
+    /// The resident memory now: `VmRSS` from `/proc/self/status` on Linux; `nil` elsewhere.
+    static func residentBytes() -> Int? {
+        #if os(Linux)
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+            for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+                let fields = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+                return fields.first.flatMap { Int($0) }.map { $0 * 1024 }
+            }
+            return nil
+        #else
+            return nil
         #endif
     }
 

@@ -146,8 +146,9 @@ public struct StubExecutor: APIExecutor {
 
     // MARK: - Executing
 
-    /// File, stream and multipart request bodies: the stub reads them as a real executor would.
-    public var supportedTransfers: TransferFeatures { [.fileBodies, .streamedBodies] }
+    /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
+    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
+    public var supportedTransfers: TransferFeatures { .all }
 
     /// Records `request` and answers it from the first matching stub.
     ///
@@ -172,15 +173,6 @@ public struct StubExecutor: APIExecutor {
                 .other, endpoint: request.endpoint, request: request, underlyingError: UnstubbedRequest(request))
         }
         return try await fallback(request)
-    }
-}
-
-extension StubResponse {
-    /// Waits for the delay, then throws the error or answers `request`.
-    func answer(_ request: APIRequest) async throws -> APIResponse {
-        if let delay { try await Task.sleep(for: delay) }
-        if let error { throw error }
-        return APIResponse(statusCode: statusCode, headers: headers, body: .data(body), request: request)
     }
 }
 

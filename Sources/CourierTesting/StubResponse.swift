@@ -10,7 +10,12 @@ import Foundation
 /// .status(204)
 /// .error(URLError(.notConnectedToInternet))
 /// .json("[]").delayed(by: .milliseconds(300))
+/// .chunked(["data: a\n\n", "data: b\n\n"], every: .milliseconds(100))   // a slow stream
+/// .file(fixtureURL)                                                     // a body read from a file
 /// ```
+///
+/// Whatever the body, it reaches the caller the way the request asks (``/Courier/APIRequest/responseDelivery``):
+/// in memory, written to the download's file, or as a ``/Courier/ResponseStream`` whose chunks arrive one by one.
 public struct StubResponse: Sendable {
     /// The status code.
     public var statusCode: Int
@@ -22,6 +27,12 @@ public struct StubResponse: Sendable {
     public var error: (any Error)?
     /// How long to wait before answering (or throwing); the wait ends early when the task is cancelled.
     public var delay: Duration?
+    /// The body in chunks, sent one by one with ``chunkInterval`` between two; `nil` to send ``body`` at once.
+    public var chunks: [Data]?
+    /// The wait between two chunks of ``chunks`` (or of ``bodyFile``): the first one comes at once.
+    public var chunkInterval: Duration = .zero
+    /// A file whose bytes are the body (read in chunks when it is streamed or downloaded).
+    public var bodyFile: URL?
 
     /// Creates a response.
     public init(
@@ -81,6 +92,31 @@ public struct StubResponse: Sendable {
     /// Throws `error`, as a transport failure would (a `URLError` is classified like a real one).
     public static func error(_ error: any Error) -> StubResponse {
         StubResponse(error: error)
+    }
+
+    /// A body sent as `chunks`, the first at once and each next one after `interval`: a stream's reader sees them
+    /// arrive one by one, and an idle timeout shorter than `interval` fires.
+    public static func chunked(
+        _ chunks: [Data], every interval: Duration = .zero, status: Int = 200, headers: HTTPHeaders = [:]
+    ) -> StubResponse {
+        var response = StubResponse(statusCode: status, headers: headers)
+        response.chunks = chunks
+        response.chunkInterval = interval
+        return response
+    }
+
+    /// A body of UTF-8 text sent as `chunks`, `interval` apart, for example the lines of an event stream.
+    public static func chunked(
+        _ chunks: [String], every interval: Duration = .zero, status: Int = 200, headers: HTTPHeaders = [:]
+    ) -> StubResponse {
+        chunked(chunks.map { Data($0.utf8) }, every: interval, status: status, headers: headers)
+    }
+
+    /// A body read from the file at `url` when the stub answers.
+    public static func file(_ url: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
+        var response = StubResponse(statusCode: status, headers: headers)
+        response.bodyFile = url
+        return response
     }
 
     /// The same response after `delay`.

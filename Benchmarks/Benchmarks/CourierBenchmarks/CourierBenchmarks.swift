@@ -8,4 +8,5 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerBuildBenchmarks()
     registerDecodeBenchmarks()
+    registerCacheBenchmarks()
 }

@@ -65,22 +65,43 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         tags: APITags = [],
         plugins: [any APIPlugin] = []
     ) {
+        self.init(
+            wrappedValue: wrappedValue,
+            path,
+            options: EndpointOptions(
+                headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
+                acceptableStatusCodes: acceptableStatusCodes, redirectPolicy: redirectPolicy,
+                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins),
+            headerBuilder: headerBuilder
+        )
+    }
+
+    /// Declares an endpoint whose settings are one ``EndpointOptions`` value, for example options shared
+    /// by the endpoints of one service:
+    ///
+    /// ```swift
+    /// extension EndpointOptions {
+    ///     static let storage = EndpointOptions(host: .storage, timeout: .seconds(300))
+    /// }
+    ///
+    /// @GET("/objects/{key}", options: .storage)
+    /// static var object: APIParameterBuilder<String>? = .init { ["key": $0] }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters.
+    ///   - path: The path, appended to the base URL.
+    ///   - options: The endpoint's settings.
+    ///   - headerBuilder: Headers computed from each call's parameter; they replace same-named static headers.
+    public init(
+        wrappedValue: APIParameterBuilder<Parameter>? = nil,
+        _ path: String,
+        options: EndpointOptions,
+        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil
+    ) {
         self.wrappedValue = wrappedValue
         self.headerBuilder = headerBuilder
-        self.endpoint = APIEndpoint(
-            method: Method.method,
-            path: path,
-            host: host,
-            baseURL: baseURL,
-            encoding: encoding,
-            headers: headers,
-            timeout: timeout,
-            acceptableStatusCodes: acceptableStatusCodes,
-            redirectPolicy: redirectPolicy,
-            maxResponseBytes: maxResponseBytes,
-            tags: tags,
-            plugins: plugins
-        )
+        self.endpoint = APIEndpoint(method: Method.method, path: path, options: options)
     }
 
     /// Declares an endpoint outside a property wrapper, with the path first and the parameter builder as a
@@ -111,17 +132,11 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         self.init(
             wrappedValue: APIParameterBuilder(build),
             path,
-            headers: headers,
-            headerBuilder: headerBuilder,
-            host: host,
-            baseURL: baseURL,
-            encoding: encoding,
-            timeout: timeout,
-            acceptableStatusCodes: acceptableStatusCodes,
-            redirectPolicy: redirectPolicy,
-            maxResponseBytes: maxResponseBytes,
-            tags: tags,
-            plugins: plugins
+            options: EndpointOptions(
+                headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
+                acceptableStatusCodes: acceptableStatusCodes, redirectPolicy: redirectPolicy,
+                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins),
+            headerBuilder: headerBuilder
         )
     }
 }

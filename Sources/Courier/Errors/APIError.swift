@@ -42,6 +42,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case decodingFailed
         /// The service answered with a failure code inside a successful response (see ``EnvelopePlugin``).
         case rejectedByService(code: String, message: String?)
+        /// The cache policy reads from the cache only (``CachePolicy/ReadMode/cacheOnly``) and it holds no
+        /// fresh response for this request.
+        case notCached
         /// A plugin or a custom executor stopped the call with an error of its own (see ``underlyingError``).
         case other
     }
@@ -305,6 +308,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
             "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
         case .rejectedByService(let code, let message):
             "the service rejected the request with code \(code)" + (message.map { ": \($0)" } ?? "")
+        case .notCached: "no fresh cached response, and the cache policy reads from the cache only"
         case .other:
             underlyingErrorSummary ?? "failed"
         }
@@ -362,6 +366,7 @@ extension APIError.Reason: CustomStringConvertible {
         case .decodingFailed: "decoding failed"
         case .rejectedByService(let code, let message):
             "rejected by the service with code \(code)" + (message.map { ": \($0)" } ?? "")
+        case .notCached: "no fresh cached response (the cache policy reads from the cache only)"
         case .other: "other failure"
         }
     }

@@ -45,6 +45,9 @@ public struct APIConfiguration: Sendable {
     public var executor: any APIExecutor
     /// Plugins around every call, outermost first; endpoint plugins run inside these.
     public var plugins: [any APIPlugin]
+    /// The response cache between the plugins and the executor; `nil` (the default) for none. Endpoints
+    /// choose how they use it with a `.cache` tag (see ``CachePolicy``).
+    public var cache: ResponseCache? = nil
 
     /// Creates a configuration; every argument has a default.
     public init(

@@ -16,7 +16,7 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:)``), appending to the first
+    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:willWrite:)``), appending to the first
     /// bytes when the server answers `206` to a resumed download.
     public static let fileResponses = TransferFeatures(rawValue: 1 << 0)
     /// Hands a response body over as it arrives (``ResponseDelivery/stream(idleTimeout:)``).
@@ -69,7 +69,7 @@ public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvert
 /// The call forms set it (`$endpoint.download(with:to:)`, `$endpoint.stream(with:)`); executors read it from
 /// ``APIRequest/responseDelivery``. Only bodies of `2xx` responses go to a file or a stream: any other status
 /// is read into memory (bounded by ``APIRequest/maxResponseBytes``), so its error carries the body.
-public struct ResponseDelivery: Sendable, Hashable {
+public struct ResponseDelivery: Sendable {
     enum Kind: Sendable, Hashable {
         case memory
         case file(URL, offset: Int64)
@@ -77,6 +77,13 @@ public struct ResponseDelivery: Sendable, Hashable {
     }
 
     let kind: Kind
+    /// Told of a file download's response head before its first byte is written.
+    public let willWrite: (@Sendable (APIResponse) -> Void)?
+
+    init(kind: Kind, willWrite: (@Sendable (APIResponse) -> Void)? = nil) {
+        self.kind = kind
+        self.willWrite = willWrite
+    }
 
     /// The body is held in memory, bounded by ``APIRequest/maxResponseBytes``.
     public static let memory = ResponseDelivery(kind: .memory)
@@ -87,8 +94,13 @@ public struct ResponseDelivery: Sendable, Hashable {
     /// `offset`): a `206` whose `Content-Range` starts at `offset` is appended after the file's first `offset`
     /// bytes; any other `2xx` replaces the whole file. Not bounded by ``APIRequest/maxResponseBytes``: the
     /// disk is the limit, and memory stays bounded by one chunk.
-    public static func file(_ url: URL, resumingAt offset: Int64 = 0) -> ResponseDelivery {
-        ResponseDelivery(kind: .file(url, offset: max(0, offset)))
+    ///
+    /// The executor calls `willWrite` with the response (status and headers, no body) before it writes the
+    /// first byte: `$endpoint.download(with:to:)` records the validator it needs to resume there.
+    public static func file(
+        _ url: URL, resumingAt offset: Int64 = 0, willWrite: (@Sendable (APIResponse) -> Void)? = nil
+    ) -> ResponseDelivery {
+        ResponseDelivery(kind: .file(url, offset: max(0, offset)), willWrite: willWrite)
     }
 
     /// The body is handed over as it arrives, as a ``ResponseStream``; the call fails with
@@ -101,7 +113,7 @@ public struct ResponseDelivery: Sendable, Hashable {
         ResponseDelivery(kind: .stream(idleTimeout: idleTimeout))
     }
 
-    /// The file the body goes to, for ``file(_:resumingAt:)``.
+    /// The file the body goes to, for ``file(_:resumingAt:willWrite:)``.
     public var fileURL: URL? {
         if case .file(let url, _) = kind { return url }
         return nil

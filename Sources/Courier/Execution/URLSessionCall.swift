@@ -7,20 +7,36 @@ import Foundation
 /// One call of ``URLSessionExecutor``: the task's own delegate, which enforces the call's deadline, redirect
 /// policy and size limit, and resumes the caller exactly once — when the task completes, or at once when
 /// Courier stops the call (cancellation, deadline, size limit, refused redirect).
+///
+/// The body of a `2xx` response goes where the request's ``APIRequest/responseDelivery`` says: into memory, to
+/// a file (written chunk by chunk as it arrives), or to a ``ResponseStream`` (the caller is resumed when the
+/// head arrives; the deadline then gives way to the stream's idle timeout, and a full stream window suspends
+/// the task until its reader catches up). Bytes sent and received go to the request's ``APIRequest/progress``.
 final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Client, Sendable {
+    typealias Outcome = (ResponseBody, HTTPURLResponse)
+
     /// Why Courier stopped a call before its task completed.
     private enum Stop {
         case cancelled
         case timedOut
         case tooLarge
         case redirectRefused(RedirectRefusal, APIResponse)
-        /// The body could not be read while it was sent (a file changed, a stream failed or was read before).
-        case unreadableBody(any Error)
+        case failed(APIError)
+    }
+
+    /// Where the body of the response goes, once its head has arrived.
+    private enum Sink {
+        case memory
+        case file(FileWriter, URL)
+        case stream(ResponseStream.Continuation)
     }
 
     private struct State {
         var task: URLSessionDataTask?
-        var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
+        var continuation: CheckedContinuation<Outcome, any Error>?
+        var sink = Sink.memory
+        /// The size of the body (for a resumed download, of the whole file), when known.
+        var expected: Int64?
         var stop: Stop?
         var finished = false
         var body = Data()
@@ -35,6 +51,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// otherwise the task's completion handler hands it over at the end.
     private let reportsEvents: Bool
     private let state = LockedBox(State())
+    /// Suspends and resumes the task for a stream's window, in the order they were asked for.
+    private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
 
     init(request: APIRequest, reportsEvents: Bool) {
         self.request = request
@@ -42,7 +60,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     }
 
     /// Sends `urlRequest` on `session` and returns the body and the response.
-    func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> (Data, HTTPURLResponse) {
+    func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> Outcome {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 #if canImport(FoundationNetworking)
@@ -63,7 +81,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     private func start(
         _ urlRequest: URLRequest,
         on session: URLSession,
-        _ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
+        _ continuation: CheckedContinuation<Outcome, any Error>
     ) {
         var handler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
         if !reportsEvents {
@@ -97,7 +115,11 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
 
     /// The body could not be read while it was being sent: the call fails with ``APIError/RequestProblem/unreadableBody``.
     func bodyFailed(_ error: any Error) {
-        stop(.unreadableBody(error))
+        stop(
+            .failed(
+                APIError(
+                    .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request,
+                    underlyingError: error)))
     }
 
     /// The call's deadline passed.
@@ -108,7 +130,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Ends the call with `reason` unless it already ended: resumes the caller at once, then cancels the task.
     private func stop(_ reason: Stop, cancellingTask: Bool = true) {
         let ended = state.withLock {
-            state -> (URLSessionDataTask?, CheckedContinuation<(Data, HTTPURLResponse), any Error>?)? in
+            state -> (URLSessionDataTask?, CheckedContinuation<Outcome, any Error>?, Sink)? in
             guard !state.finished, state.stop == nil else { return nil }
             state.stop = reason
             state.finished = true
@@ -116,11 +138,14 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             defer {
                 state.task = nil
                 state.continuation = nil
+                state.sink = .memory
             }
-            return (state.task, state.continuation)
+            return (state.task, state.continuation, state.sink)
         }
-        guard let (task, continuation) = ended else { return }
+        guard let (task, continuation, sink) = ended else { return }
         DeadlineClock.shared.remove(self)
+        if case .file(let handle, _) = sink { try? handle.close() }
+        request.progress?.finish()
         continuation?.resume(throwing: error(for: reason))
         // Not from here: a stop may come from inside a task callback, which runs on the queue that
         // `cancel()` waits for (see InlineOperationQueue).
@@ -149,30 +174,56 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         case .redirectRefused(let refusal, let response):
             APIError(
                 .transport(.redirectRefused(refusal)), endpoint: request.endpoint, request: request, response: response)
-        case .unreadableBody(let error):
-            APIError(
-                .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request, underlyingError: error)
+        case .failed(let error):
+            error
         }
     }
 
     // MARK: - Completion
 
-    /// The task ended: resumes the caller with the response, unless Courier stopped the call before.
+    /// The task ended: resumes the caller with the response, unless Courier stopped the call before; ends a
+    /// stream that was handed over.
     private func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<(Data, HTTPURLResponse), any Error>, Data, HTTPURLResponse?)? in
-            guard !state.finished, let continuation = state.continuation else { return nil }
+            state -> (CheckedContinuation<Outcome, any Error>?, Data, HTTPURLResponse?, Sink) in
+            let sink = state.sink
+            state.sink = .memory
+            guard !state.finished, let continuation = state.continuation else { return (nil, Data(), nil, sink) }
             state.finished = true
             defer {
                 state.task = nil
                 state.continuation = nil
                 state.body = Data()
             }
-            return (continuation, data ?? state.body, state.declinedChallenge)
+            return (continuation, data ?? state.body, state.declinedChallenge, sink)
         }
-        guard let (continuation, body, declined) = ended else { return }
-        DeadlineClock.shared.remove(self)
-        continuation.resume(with: outcome(body: body, response: response, error: error, declined: declined))
+        let (continuation, body, declined, sink) = ended
+        request.progress?.finish()
+        switch sink {
+        case .stream(let stream):
+            stream.finish(throwing: error)
+            return
+        case .file(let handle, let url):
+            do {
+                try handle.close()
+            } catch {
+                guard let continuation else { return }
+                DeadlineClock.shared.remove(self)
+                continuation.resume(throwing: APIError.wrapping(error, request: request))
+                return
+            }
+            guard let continuation else { return }
+            DeadlineClock.shared.remove(self)
+            continuation.resume(
+                with: outcome(body: Data(), response: response, error: error, declined: nil).map { (.file(url), $0.1) })
+        case .memory:
+            guard let continuation else { return }
+            DeadlineClock.shared.remove(self)
+            continuation.resume(
+                with: outcome(body: body, response: response, error: error, declined: declined).map {
+                    (.data($0.0), $0.1)
+                })
+        }
     }
 
     private func outcome(
@@ -205,33 +256,163 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        // A declared length over the limit fails at once, unless the body is content-encoded (then the
-        // length is that of the encoded bytes, and the decoded bytes are counted as they arrive).
-        if let http = response as? HTTPURLResponse, http.expectedContentLength > request.maxResponseBytes {
-            let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
-            if encoding == nil || encoding == "identity" {
-                stop(.tooLarge)
-                completionHandler(.cancel)
-                return
+        guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
+        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        // The declared length is that of the decoded body only without a content encoding.
+        let length =
+            (encoding == nil || encoding == "identity") && http.expectedContentLength >= 0
+            ? http.expectedContentLength : nil
+        if (200..<300).contains(http.statusCode) {
+            switch request.responseDelivery.kind {
+            case .memory: break
+            case .file(let url, let offset):
+                return completionHandler(startFile(url, resumingAt: offset, response: http, length: length))
+            case .stream:
+                startStream(dataTask, response: http, length: length)
+                return completionHandler(.allow)
             }
         }
+        // A declared length over the limit fails at once.
+        if let length, length > request.maxResponseBytes {
+            stop(.tooLarge)
+            completionHandler(.cancel)
+            return
+        }
+        state.withLock { $0.expected = length }
         completionHandler(.allow)
+    }
+
+    /// Opens the file of a download: appends after `offset` bytes for a `206` that continues them, else starts
+    /// it afresh.
+    private func startFile(
+        _ url: URL, resumingAt offset: Int64, response: HTTPURLResponse, length: Int64?
+    ) -> URLSession.ResponseDisposition {
+        var start: Int64 = 0
+        if response.statusCode == 206 {
+            let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
+            guard offset > 0, let range, range.start == offset else {
+                let problem = "a 206 response whose Content-Range does not continue the file at \(offset)"
+                stop(
+                    .failed(
+                        APIError(
+                            .transport(.other), endpoint: request.endpoint, request: request,
+                            underlyingError: DownloadProblem(description: problem))))
+                return .cancel
+            }
+            start = offset
+        }
+        do {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+                }
+            }
+            let handle = try FileWriter(url, at: UInt64(start))
+            request.responseDelivery.willWrite?(
+                APIResponse(
+                    statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url, request: request
+                ))
+            let expected = length.map { $0 + start }
+            state.withLock { state in
+                state.sink = .file(handle, url)
+                state.received = Int(start)
+                state.expected = expected
+            }
+            request.progress?.reportReceived(start, expected: expected)
+            return .allow
+        } catch {
+            stop(
+                .failed(
+                    APIError(
+                        .transport(.other), endpoint: request.endpoint, request: request,
+                        underlyingError: error)))
+            return .cancel
+        }
+    }
+
+    /// Hands the response over with its body as a stream; the deadline ends here, the idle timeout takes over.
+    private func startStream(_ task: URLSessionDataTask, response: HTTPURLResponse, length: Int64?) {
+        let (stream, continuation) = ResponseStream.makeStream(for: request) {
+            DispatchQueue.global().async { task.cancel() }
+        }
+        let caller = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.sink = .stream(continuation)
+            state.expected = length
+            defer {
+                state.continuation = nil
+                state.task = nil
+            }
+            return state.continuation
+        }
+        guard let caller else { return }
+        DeadlineClock.shared.remove(self)
+        caller.resume(returning: (.stream(stream), response))
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let limit = request.maxResponseBytes
-        let tooLarge = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
+        let (sink, tooLarge, received, expected) = state.withLock { state -> (Sink?, Bool, Int, Int64?) in
             state.received += data.count
-            if state.received > limit { return true }
-            if state.body.isEmpty {
-                state.body = data
-            } else {
-                state.body.append(data)
+            switch state.sink {
+            case .file, .stream:
+                return (state.sink, false, state.received, state.expected)
+            case .memory:
+                guard !state.finished else { return (nil, false, 0, nil) }
+                if state.received > limit { return (nil, true, 0, nil) }
+                if state.body.isEmpty {
+                    state.body = data
+                } else {
+                    state.body.append(data)
+                }
+                return (nil, false, state.received, state.expected)
             }
-            return false
         }
-        if tooLarge { stop(.tooLarge) }
+        if tooLarge { return stop(.tooLarge) }
+        request.progress?.reportReceived(Int64(received), expected: expected)
+        switch sink {
+        case .file(let handle, _)?:
+            do {
+                try handle.write(contentsOf: data)
+            } catch {
+                stop(
+                    .failed(
+                        APIError(
+                            .transport(.other), endpoint: request.endpoint, request: request,
+                            underlyingError: error)))
+            }
+        case .stream(let stream)?:
+            let underWindow = stream.yield(data)
+            #if canImport(FoundationNetworking)
+                // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
+                // libcurl, and resuming starts it again): unread bytes are bounded by maxResponseBytes instead.
+                if !underWindow, stream.unreadBytes > request.maxResponseBytes {
+                    stream.finish(
+                        throwing: APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request))
+                    DispatchQueue.global().async { dataTask.cancel() }
+                }
+            #else
+                if !underWindow {
+                    // The reader is behind: stop reading from the network until it catches up.
+                    flow.async { dataTask.suspend() }
+                    stream.whenDrained { [flow] in flow.async { dataTask.resume() } }
+                }
+            #endif
+        case .memory?, nil:
+            break
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        request.progress?.reportSent(
+            totalBytesSent, expected: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
 
     func urlSession(
@@ -311,5 +492,80 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
         complete(data: nil, response: task.response, error: error)
+    }
+}
+
+/// Writes a download's chunks to its file in blocks of up to 1 MiB: one system call per block instead of one per
+/// network chunk (16 KiB with FoundationNetworking). Closing writes what is left, so a cancelled download keeps
+/// every byte it received for a later resume.
+final class FileWriter: Sendable {
+    private static let blockBytes = 1 << 20
+
+    private struct State {
+        var handle: FileHandle?
+        var pending = Data()
+    }
+
+    private let state: LockedBox<State>
+
+    /// Opens `url` for writing after its first `offset` bytes, dropping any byte after them.
+    init(_ url: URL, at offset: UInt64) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: offset)
+        try handle.seekToEnd()
+        var pending = Data()
+        pending.reserveCapacity(Self.blockBytes)
+        state = LockedBox(State(handle: handle, pending: pending))
+    }
+
+    func write(contentsOf data: Data) throws {
+        try state.withLock { state in
+            guard let handle = state.handle else { return }
+            state.pending.append(data)
+            if state.pending.count >= Self.blockBytes {
+                try handle.write(contentsOf: state.pending)
+                state.pending.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Writes what is left and closes the file; later calls do nothing.
+    func close() throws {
+        try state.withLock { state in
+            guard let handle = state.handle else { return }
+            state.handle = nil
+            defer { state.pending = Data() }
+            do {
+                if !state.pending.isEmpty { try handle.write(contentsOf: state.pending) }
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            try handle.close()
+        }
+    }
+}
+
+/// A download that cannot continue as asked (a `206` for another range).
+struct DownloadProblem: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The first byte position of a `Content-Range: bytes first-last/total` header, and the total when known.
+struct ContentRange {
+    let start: Int64
+    let total: Int64?
+
+    init?(_ header: String?) {
+        guard let header else { return nil }
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = trimmed.dropFirst("bytes ".count)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard let range = parts.first, let dash = range.firstIndex(of: "-"),
+            let start = Int64(range[..<dash].trimmingCharacters(in: .whitespaces)), start >= 0
+        else { return nil }
+        self.start = start
+        self.total = parts.count == 2 ? Int64(parts[1].trimmingCharacters(in: .whitespaces)) : nil
     }
 }

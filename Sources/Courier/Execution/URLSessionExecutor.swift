@@ -68,8 +68,12 @@ public struct URLSessionExecutor: APIExecutor {
         self.init(configuration: configuration)
     }
 
-    /// Request bodies from files, streams and multipart forms, sent with bounded memory.
-    public var supportedTransfers: TransferFeatures { [.fileBodies, .streamedBodies] }
+    /// Request bodies from files, streams and multipart forms (sent with bounded memory) on every session;
+    /// downloads to files, streamed responses and progress on a session this executor created, none on a
+    /// session passed to ``init(session:)`` (it keeps its own delegate, which hides the events they need).
+    public var supportedTransfers: TransferFeatures {
+        reportsEvents ? .all : [.fileBodies, .streamedBodies]
+    }
 
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
     public static let shared = URLSessionExecutor()
@@ -85,12 +89,15 @@ public struct URLSessionExecutor: APIExecutor {
         // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
         // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`.
         urlRequest.timeoutInterval = Self.idleTimeout(request.timeout)
+        // A session with its own delegate reports no events: only in-memory transfers (checked here too for
+        // callers that skip the call forms).
+        try checkSupport(for: request)
         let call = URLSessionCall(request: request, reportsEvents: reportsEvents)
-        let (data, response) = try await call.run(urlRequest, on: session)
+        let (body, response) = try await call.run(urlRequest, on: session)
         return APIResponse(
             statusCode: response.statusCode,
             headers: HTTPHeaders(response),
-            body: .data(data),
+            body: body,
             url: response.url,
             request: request
         )
@@ -178,6 +185,18 @@ extension HTTPHeaders {
                 return completionHandler(.cancelAuthenticationChallenge, nil)
             }
             call.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didSendBodyData bytesSent: Int64,
+            totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            (task.delegate as? URLSessionCall)?.urlSession(
+                session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                totalBytesExpectedToSend: totalBytesExpectedToSend)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -128,7 +128,7 @@ public struct LoggingPlugin: APIPlugin {
             let elapsed = ContinuousClock.now - start
             var line =
                 "← \(response.statusCode) \(request.method) \(url) (\(Self.milliseconds(elapsed)) ms, "
-                + "\(response.data.count) bytes)"
+                + "\(Self.size(of: response.body)))"
             if options.includeHeaders { line += redactor.headerLines(response.headers) }
             if options.includeBodies, !response.data.isEmpty {
                 line +=
@@ -142,6 +142,17 @@ public struct LoggingPlugin: APIPlugin {
             sink(redactor.scrub("✗ \(request.method) \(url) (\(elapsed) ms): \(wrapped)"))
             throw wrapped
         }
+    }
+
+    /// The size of a response body: never reads a stream (it is logged when its head arrives) nor a file.
+    private static func size(of body: ResponseBody) -> String {
+        if let data = body.data { return "\(data.count) bytes" }
+        if body.stream != nil { return "streamed body" }
+        if let file = body.fileURL {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+            return "\(size.map { "\($0) bytes" } ?? "a body") in a file"
+        }
+        return "0 bytes"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -68,6 +68,9 @@ public struct APIResponse: Sendable {
     public var url: URL?
     /// The request that produced this response.
     public var request: APIRequest
+    /// Set when the ``ResponseCache`` answered: the entry's age and whether the server revalidated it;
+    /// `nil` for a response from the network.
+    public var cacheHit: CacheHit? = nil
 
     /// Creates a response. Executors create these; tests can too.
     public init(

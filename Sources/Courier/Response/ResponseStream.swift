@@ -15,8 +15,11 @@ import Foundation
 ///   ``ResponseDelivery/idleTimeout`` while the reader waits, the stream throws
 ///   ``APIError/TransportProblem/timedOut`` and cancels the transfer. A reader that is slower than the
 ///   network is not idle: the bytes wait for it.
-/// - **Bounded memory.** At most about ``windowBytes`` of unread bytes are held; beyond that the executor stops
-///   reading from the network until the reader catches up.
+/// - **Bounded memory.** On Apple platforms at most about ``windowBytes`` of unread bytes are held; beyond that
+///   ``URLSessionExecutor`` suspends the transfer until the reader catches up. FoundationNetworking (Linux) cannot
+///   pause a transfer, so there a reader that falls behind by more than the request's
+///   ``APIRequest/maxResponseBytes`` fails with ``APIError/TransportProblem/responseTooLarge``; a reader that
+///   keeps up holds only a few chunks, however long the stream.
 ///
 /// Errors are ``APIError``s naming the endpoint. Only one loop may read a stream; a second one ends at once.
 public struct ResponseStream: AsyncSequence, Sendable, Hashable {
@@ -118,6 +121,9 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
             buffer.finish(error)
         }
 
+        /// The bytes handed over that the reader has not read yet.
+        public var unreadBytes: Int { buffer.unreadBytes }
+
         /// Whether the reader stopped: further chunks are dropped.
         public var isCancelled: Bool { buffer.isCancelled }
     }
@@ -160,7 +166,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     }
 
     private let state = LockedBox(State())
-    private let request: APIRequest
+    let request: APIRequest
     private let onCancel: @Sendable () -> Void
 
     init(request: APIRequest, onCancel: @escaping @Sendable () -> Void) {
@@ -169,6 +175,8 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    var unreadBytes: Int { state.withLock { $0.bytes } }
 
     /// Marks the stream as read by one loop; `false` for any later loop.
     func claim() -> Bool {
@@ -243,9 +251,10 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         }
         guard let (waiter, drained, running) = ended else { return }
         DeadlineClock.shared.remove(self)
+        // The transfer is told first: a reader resumed by the error may look at once.
+        if running { onCancel() }
         waiter?.resume(throwing: error ?? cancellation)
         drained?()
-        if running { onCancel() }
     }
 
     private var cancellation: APIError {

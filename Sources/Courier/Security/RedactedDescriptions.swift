@@ -198,10 +198,10 @@ extension APIEndpoint: CustomReflectable {
         return Mirror(
             self,
             children: [
-                "method": method, "path": path, "host": host as Any,
-                "baseURL": baseURL.map { redactor.redactingURLs(in: $0) } as Any, "encoding": encoding as Any,
-                "headers": redactor.headers(headers), "timeout": timeout as Any, "tags": tags,
-                "plugins": plugins.count,
+                "method": method, "path": path, "host": options.host as Any,
+                "baseURL": options.baseURL.map { redactor.redactingURLs(in: $0) } as Any,
+                "encoding": options.encoding as Any, "headers": redactor.headers(options.headers),
+                "timeout": options.timeout as Any, "tags": options.tags, "plugins": options.plugins.count,
             ],
             displayStyle: .struct
         )

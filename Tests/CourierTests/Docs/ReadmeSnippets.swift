@@ -152,3 +152,21 @@ func readmeStaticLet() throws {
     let request = try Books.book.makeRequest(with: "978-0-13-468599-1")
     _ = request
 }
+
+// MARK: Caching
+
+@MainActor enum Catalog {
+    @GET("/products/{id}", tags: [.cache(.cacheElseNetwork(seconds: 300))])  // memory + disk, 5 minutes
+    static var product: APIParameterBuilder<Int>? = .init { ["id": $0] }
+}
+
+func show(_ update: CacheThenNetworkUpdate<Product>) {}
+
+@MainActor func readmeCaching() async throws {
+    APIConfiguration.default.cache = ResponseCache(disk: DiskCacheStorage())
+    let product: Product = try await Catalog.$product.request(with: 42)  // a second call sends nothing
+    for try await update in Catalog.$product.cacheThenNetwork(with: 42) as CacheThenNetworkSequence<Product> {
+        show(update)  // .cached(product, age:), then .network(product) or .networkFailed(error)
+    }
+    _ = product
+}

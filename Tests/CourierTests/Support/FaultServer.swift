@@ -178,6 +178,7 @@ enum Probe {
         var peakRSSBytes: Int?
         var status: Int?
         var sanitizer: String?
+        var baselineRSSBytes: Int?
         /// The response body, for uploads.
         var responseText: String?
 

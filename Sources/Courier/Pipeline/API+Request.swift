@@ -20,12 +20,8 @@ extension API {
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
         let configuration = configuration ?? .current
-        let response = try await send(with: parameter, configuration: configuration)
-        return try ResponseDecoding.decode(
-            Output.self,
-            from: response,
-            decoder: decoder ?? JSONResponseDecoder(configuration.decoder)
-        )
+        return try await makeRequest(with: parameter, using: configuration)
+            .send(using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and decodes the response as `type`.
@@ -50,16 +46,8 @@ extension API {
         with parameter: Parameter,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> APIResponse {
-        try await send(with: parameter, configuration: configuration ?? .current)
-    }
-
-    private func send(
-        with parameter: Parameter, configuration: APIConfiguration
-    ) async throws(APIError)
-        -> APIResponse
-    {
-        let request = try makeRequest(with: parameter, using: configuration)
-        return try await CallExecution.execute(request, configuration: configuration)
+        let configuration = configuration ?? .current
+        return try await makeRequest(with: parameter, using: configuration).send(using: configuration)
     }
 }
 
@@ -88,36 +76,5 @@ extension API where Parameter == Void {
     @discardableResult
     public func request(using configuration: APIConfiguration? = nil) async throws(APIError) -> APIResponse {
         try await request(with: (), using: configuration)
-    }
-}
-
-/// Runs a built request through the plugins and the executor, then validates the status.
-enum CallExecution {
-    static func execute(
-        _ request: APIRequest, configuration: APIConfiguration
-    ) async throws(APIError)
-        -> APIResponse
-    {
-        // What the executor cannot do fails here, before any I/O (never a silent fallback to memory).
-        try configuration.executor.checkSupport(for: request)
-        let response: APIResponse
-        do {
-            if Task.isCancelled { throw CancellationError() }
-            let endpointPlugins = request.endpoint.plugins
-            let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
-            response = try await PluginChain.run(request, plugins: plugins[...], executor: configuration.executor)
-        } catch {
-            throw APIError.wrapping(error, request: request)
-        }
-        let acceptable = request.endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-        guard acceptable.contains(response.statusCode) else {
-            throw APIError(
-                .unacceptableStatus(APIError.StatusCategory(statusCode: response.statusCode)),
-                endpoint: request.endpoint,
-                request: request,
-                response: response
-            )
-        }
-        return response
     }
 }

@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+// The server-side executor for Courier: AsyncHTTPClientExecutor (swift-server/async-http-client, SwiftNIO),
+// plus a swift-log sink for LoggingPlugin and a swift-distributed-tracing plugin. A package of its own so that
+// the library's manifest stays dependency-free.
+// Test it with `scripts/test-ahc` from the repository root (it also starts the local httpbin and fault server).
+import PackageDescription
+
+let package = Package(
+    name: "CourierAsyncHTTPClient",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // SwiftNIO's own modules (types in AsyncHTTPClient's API, errors to classify): already in
+        // AsyncHTTPClient's graph, so they add nothing to the build.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+    ],
+    targets: [
+        .target(
+            name: "CourierAsyncHTTPClient",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "CourierAsyncHTTPClientTests",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,265 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// One call of ``AsyncHTTPClientExecutor``: sends the request and every redirect hop the policy allows,
+/// reads the body within the size limit, and ends at the call's deadline or when the caller is cancelled.
+///
+/// The work runs in a task of its own, so that the deadline timer (on the client's event loops: cheap, and
+/// exact) can cancel it even while it waits for body bytes; cancelling that task cancels the HTTP request.
+final class AsyncHTTPClientCall: Sendable {
+    /// Why the call stopped before its work ended.
+    enum Stop: Sendable {
+        case cancelled
+        case timedOut
+    }
+
+    private let request: APIRequest
+    private let client: HTTPClient
+    private let stopped = NIOLockedValueBox<Stop?>(nil)
+
+    init(request: APIRequest, client: HTTPClient) {
+        self.request = request
+        self.client = client
+    }
+
+    /// Runs the call and returns the final response.
+    func run() async throws -> APIResponse {
+        if Task.isCancelled { throw error(for: .cancelled) }
+        let work = Task { try await self.perform() }
+        let timer = client.eventLoopGroup.any().scheduleTask(in: TimeAmount(request.timeout)) {
+            self.stop(.timedOut, work)
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await work.value
+        } onCancel: {
+            self.stop(.cancelled, work)
+        }
+    }
+
+    /// Records why the call stopped (the first reason wins) and cancels its work.
+    private func stop(_ reason: Stop, _ work: Task<APIResponse, any Error>) {
+        stopped.withLockedValue { stopped in
+            if stopped == nil { stopped = reason }
+        }
+        work.cancel()
+    }
+
+    // MARK: - Hops
+
+    /// Sends the request, then each redirect hop the policy follows; returns the final response with its body.
+    private func perform() async throws -> APIResponse {
+        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
+        var hop = Hop(url: request.url, method: request.method, headers: request.headers, body: request.body)
+        var redirects = 0
+        while true {
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(try makeRequest(hop), deadline: deadline)
+            } catch {
+                throw failure(error)
+            }
+            if response.history.count > 1 {
+                throw APIError(
+                    .transport(.other), endpoint: request.endpoint, request: request,
+                    underlyingError: ClientFollowsRedirects())
+            }
+            let statusCode = Int(response.status.code)
+            guard Self.redirectCodes.contains(statusCode), request.redirectPolicy.followsRedirects,
+                let location = response.headers.first(name: "Location"),
+                let target = URL(string: location, relativeTo: hop.url)?.absoluteURL
+            else {
+                return try await finish(response, url: hop.url)
+            }
+            redirects += 1
+            let headers = Courier.HTTPHeaders(response.headers)
+            let redirect = RedirectHop(
+                statusCode: statusCode, headers: headers, from: hop.url, to: target, number: redirects)
+            switch request.redirectPolicy.decision(for: redirect) {
+            case .follow:
+                await discard(response.body)
+                hop = hop.following(redirect, removingCredentialsOf: request)
+            case .stop:
+                return try await finish(response, url: hop.url)
+            case .fail(let refusal):
+                await discard(response.body)
+                let redirectResponse = APIResponse(
+                    statusCode: statusCode, headers: headers, url: hop.url, request: request)
+                throw APIError(
+                    .transport(.redirectRefused(refusal)), endpoint: request.endpoint, request: request,
+                    response: redirectResponse)
+            }
+        }
+    }
+
+    /// The status codes that redirect (with a `Location`).
+    private static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The request of one hop as an `HTTPClientRequest`.
+    private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
+        var http = HTTPClientRequest(url: hop.url.absoluteString)
+        http.method = NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue)
+        http.headers.reserveCapacity(hop.headers.count)
+        for field in hop.headers {
+            http.headers.add(name: field.name.rawValue, value: field.value)
+        }
+        http.body = try makeBody(hop.body)
+        return http
+    }
+
+    /// The body to send. Today's request bodies are in memory; a streamed kind becomes
+    /// `.stream(_:length:)` here (AsyncHTTPClient streams request bodies natively).
+    private func makeBody(_ body: RequestBody) throws -> HTTPClientRequest.Body? {
+        guard let data = body.data, !data.isEmpty else { return nil }
+        return .bytes(data)
+    }
+
+    // MARK: - The body
+
+    /// Reads the body of the final response within the size limit and makes the call's response.
+    private func finish(_ response: HTTPClientResponse, url: URL) async throws -> APIResponse {
+        let limit = request.maxResponseBytes
+        let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        if let declared, declared > limit {
+            let encoding = response.headers.first(name: "Content-Encoding")?.lowercased()
+            // An encoded body's length is that of the encoded bytes: count the decoded ones as they arrive.
+            if encoding == nil || encoding == "identity" { throw tooLarge() }
+        }
+        var collected: ByteBuffer?
+        var received = 0
+        do {
+            for try await chunk in response.body {
+                received += chunk.readableBytes
+                if received > limit { throw tooLarge() }
+                if collected == nil {
+                    collected = chunk
+                } else {
+                    collected?.writeImmutableBuffer(chunk)
+                }
+            }
+        } catch {
+            throw failure(error)
+        }
+        // A cancelled body sequence may end early instead of throwing.
+        if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
+        let data = collected.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data()
+        return APIResponse(
+            statusCode: Int(response.status.code),
+            headers: Courier.HTTPHeaders(response.headers),
+            body: .data(data),
+            url: url,
+            request: request
+        )
+    }
+
+    /// Reads and drops a redirect's body, so that its connection can serve the next request; a long one is
+    /// abandoned (the connection is closed instead).
+    private func discard(_ body: HTTPClientResponse.Body) async {
+        var dropped = 0
+        do {
+            for try await chunk in body {
+                dropped += chunk.readableBytes
+                if dropped > 64 * 1024 { return }
+            }
+        } catch {
+            // The hop's response is complete as far as the call is concerned.
+        }
+    }
+
+    // MARK: - Errors
+
+    private func tooLarge() -> APIError {
+        APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+    }
+
+    /// The error to throw for `error`: the stop's reason when the call was stopped, else `error` classified.
+    private func failure(_ error: any Error) -> APIError {
+        if let stop = stopped.withLockedValue({ $0 }) { return self.error(for: stop) }
+        if let error = error as? APIError { return error }
+        return APIError(
+            TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
+            underlyingError: error)
+    }
+
+    private func error(for stop: Stop) -> APIError {
+        switch stop {
+        case .cancelled:
+            APIError(
+                .transport(.cancelled), endpoint: request.endpoint, request: request,
+                underlyingError: CancellationError())
+        case .timedOut:
+            APIError(
+                .transport(.timedOut), endpoint: request.endpoint, request: request,
+                underlyingError: HTTPClientError.deadlineExceeded)
+        }
+    }
+}
+
+/// The parts of a request that change from one redirect hop to the next.
+struct Hop {
+    var url: URL
+    var method: Courier.HTTPMethod
+    var headers: Courier.HTTPHeaders
+    var body: RequestBody
+
+    /// The next hop after `redirect`: `303` (and `301`/`302` after a `POST`) continue as a body-less `GET`
+    /// (a `HEAD` stays a `HEAD`), `307`/`308` resend the method and the body; a hop to another origin leaves
+    /// every credential of `request` behind.
+    func following(_ redirect: RedirectHop, removingCredentialsOf request: APIRequest) -> Hop {
+        var next = self
+        next.url = redirect.to
+        let becomesGET =
+            (redirect.statusCode == 303 && method != .head)
+            || ((redirect.statusCode == 301 || redirect.statusCode == 302) && method == .post)
+        if becomesGET {
+            next.method = .get
+            next.body = .empty
+            for name: Courier.HTTPHeaderName in [.contentType, .contentLength, "Content-Encoding", "Transfer-Encoding"]
+            {
+                next.headers.remove(name)
+            }
+        }
+        if redirect.isCrossOrigin {
+            for field in headers where SensitiveData.isSensitive(field.name, in: request) {
+                next.headers.remove(field.name)
+            }
+        }
+        return next
+    }
+}
+
+extension Courier.HTTPHeaders {
+    /// The fields of a SwiftNIO header block, in order, repeated names kept apart.
+    init(_ headers: NIOHTTP1.HTTPHeaders) {
+        var fields: [Field] = []
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
+            fields.append(Field(name: HTTPHeaderName(rawValue: name), value: value))
+        }
+        self.init(fields)
+    }
+}
+
+extension TimeAmount {
+    /// The longest timeout honoured: about three years (a deadline this far away never passes, and adding
+    /// it to the clock cannot overflow).
+    static let longestTimeout: Int64 = 100_000_000_000_000_000
+
+    /// `duration` in nanoseconds, between zero and ``longestTimeout``.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else {
+            self = .zero
+            return
+        }
+        guard seconds < Self.longestTimeout / 1_000_000_000 else {
+            self = .nanoseconds(Self.longestTimeout)
+            return
+        }
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

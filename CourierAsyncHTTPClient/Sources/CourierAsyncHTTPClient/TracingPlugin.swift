@@ -1,0 +1,97 @@
+import Courier
+import Foundation
+import Tracing
+
+/// Traces every call with swift-distributed-tracing: a client span per call, named after the endpoint
+/// (`GET /users/{login}`: the method and path template, never the values), with the trace context injected
+/// into the request's headers so that the server joins the trace.
+///
+/// ```swift
+/// InstrumentationSystem.bootstrap(tracer)           // once, at start-up (swift-otel, for one)
+/// configuration.plugins.append(.tracing())
+/// ```
+///
+/// The context goes out through the tracer's own propagation: with a W3C propagator (swift-otel's default)
+/// the request carries `traceparent` (and `tracestate`). The span is a child of `ServiceContext.current` (the
+/// server's request span in Vapor or Hummingbird), and the rest of the chain runs inside it, so spans that
+/// the executor starts (AsyncHTTPClient's own, when its client has a tracer) are its children.
+///
+/// The span records `http.request.method`, `url.template` (the path template), `url.scheme`,
+/// `server.address`, `server.port` and `http.response.status_code`. A status of 400 and above sets the span's
+/// status to error (the convention for client spans), with `error.type` the status code; a failure records
+/// the error (its description, redacted as Courier's errors always are) and sets `error.type` to the
+/// ``Courier/APIError/Reason``. Put the plugin first in the list to get one span per call, or after a
+/// retrying plugin to get one per attempt.
+public struct TracingPlugin: APIPlugin {
+    private let tracer: (any Tracer)?
+
+    /// Traces with `tracer`, or with the bootstrapped `InstrumentationSystem.tracer` when `nil` (read at
+    /// every call, so the plugin can be created before the bootstrap).
+    public init(tracer: (any Tracer)? = nil) {
+        self.tracer = tracer
+    }
+
+    /// Runs the rest of the chain inside a client span, with the trace context in the request's headers.
+    public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        let tracer: any Tracer = self.tracer ?? InstrumentationSystem.tracer
+        return try await Self.trace(request, next: next, with: tracer)
+    }
+
+    private static func trace(
+        _ request: APIRequest,
+        next: APIPluginNext,
+        with tracer: some Tracer
+    ) async throws -> APIResponse {
+        let span = tracer.startSpan(
+            "\(request.endpoint)", context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        defer { span.end() }
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["url.template"] = request.endpoint.path
+        if let scheme = request.url.scheme { span.attributes["url.scheme"] = scheme }
+        if let host = request.url.host { span.attributes["server.address"] = host }
+        if let port = request.url.port { span.attributes["server.port"] = port }
+
+        var traced = request
+        tracer.inject(span.context, into: &traced.headers, using: HeaderInjector())
+        do {
+            let response = try await ServiceContext.withValue(span.context) {
+                try await next(traced)
+            }
+            span.attributes["http.response.status_code"] = response.statusCode
+            if response.statusCode >= 400 {
+                span.attributes["error.type"] = "\(response.statusCode)"
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return response
+        } catch {
+            let failure = APIError.wrapping(error, request: request)
+            span.attributes["error.type"] = Self.type(of: failure.reason)
+            span.recordError(failure)
+            span.setStatus(SpanStatus(code: .error, message: failure.description))
+            throw error
+        }
+    }
+
+    /// The kind of failure, without anything the server said.
+    private static func type(of reason: APIError.Reason) -> String {
+        switch reason {
+        case .rejectedByService(let code, _): "rejected by the service with code \(code)"
+        default: reason.description
+        }
+    }
+}
+
+extension APIPlugin where Self == TracingPlugin {
+    /// Traces every call in a client span, with the trace context in the request's headers; see
+    /// ``TracingPlugin``.
+    public static func tracing(_ tracer: (any Tracer)? = nil) -> TracingPlugin {
+        TracingPlugin(tracer: tracer)
+    }
+}
+
+/// Writes trace-context fields into Courier's request headers, replacing any of the same name.
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
+        carrier[HTTPHeaderName(rawValue: key)] = value
+    }
+}

@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import CourierAsyncHTTPClient
+
+/// What `AsyncHTTPClientExecutor` does beyond the conformance suite: the exact reasons of broken servers, a
+/// client that follows redirects itself, calls through the whole Courier pipeline, and the redirect hop rules.
+@Suite("AsyncHTTPClientExecutor", .servers)
+struct AsyncHTTPClientExecutorTests {
+    struct Slideshow: Decodable, Equatable {
+        struct Show: Decodable, Equatable {
+            var author: String
+            var title: String
+        }
+
+        var slideshow: Show
+    }
+
+    static func configuration(_ base: URL, executor: any APIExecutor = AsyncHTTPClientExecutor()) -> APIConfiguration {
+        APIConfiguration(baseURL: base, executor: executor)
+    }
+
+    @Test("A call through Courier decodes the model from a real server")
+    func decodesModel() async throws {
+        let configuration = Self.configuration(try Servers.required().httpbin)
+
+        let model: Slideshow = try await GET<Void>("/json").request(using: configuration)
+
+        #expect(model.slideshow.author == "Yours Truly")
+    }
+
+    @Test("A bare status line, then close, is .connectionLost; a garbage status line is a transport error")
+    func brokenStatusLines() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+
+        let bare = await #expect(throws: APIError.self) {
+            try await GET<Void>("/bare-status").request(using: configuration) as Data
+        }
+        let garbage = await #expect(throws: APIError.self) {
+            try await GET<Void>("/garbage-status").request(using: configuration) as Data
+        }
+
+        #expect(bare?.reason == .transport(.connectionLost), "\(String(describing: bare))")
+        #expect(bare?.underlyingError != nil)
+        if case .transport = garbage?.reason {} else { Issue.record("garbage status: \(String(describing: garbage))") }
+    }
+
+    @Test("A body cut short of its Content-Length is .connectionLost")
+    func truncated() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+
+        let error = await #expect(throws: APIError.self) {
+            try await GET<Void>("/truncated").request(using: configuration) as Data
+        }
+
+        #expect(error?.reason == .transport(.connectionLost), "\(String(describing: error))")
+    }
+
+    @Test("A client that follows redirects itself fails the call instead of bypassing the policy")
+    func clientFollowingRedirects() async throws {
+        var settings = HTTPClient.Configuration.singletonConfiguration
+        settings.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+        let configuration = Self.configuration(
+            try Servers.required().httpbin, executor: AsyncHTTPClientExecutor(client: client))
+
+        let error = await #expect(throws: APIError.self) {
+            try await GET<Void>("/redirect/1").request(using: configuration) as Data
+        }
+        try await client.shutdown()
+
+        #expect(error?.reason == .transport(.other))
+        #expect(error?.underlyingError is ClientFollowsRedirects)
+    }
+
+    @Test("A timeout too long for a clock still works")
+    func hugeTimeout() async throws {
+        let configuration = Self.configuration(try Servers.required().httpbin)
+        let endpoint = GET<Void>("/get", timeout: .seconds(Int64.max))
+
+        let response = try await endpoint.request(using: configuration) as APIResponse
+
+        #expect(response.statusCode == 200)
+    }
+}
+
+/// The redirect hop rules, without a server.
+@Suite("AsyncHTTPClientExecutor redirect hops")
+struct RedirectHopTests {
+    static func request(_ method: HTTPMethod) throws -> APIRequest {
+        APIRequest(
+            method: method, url: try #require(URL(string: "https://api.example.com/a")),
+            headers: [
+                "Authorization": "Bearer t", "Content-Type": "application/json", "X-Session": "s", "X-Keep": "k",
+            ],
+            body: .data(Data("{}".utf8)), sensitiveHeaders: ["X-Session"], endpoint: POST<Void>("/a").endpoint)
+    }
+
+    static func hop(_ request: APIRequest) -> Hop {
+        Hop(url: request.url, method: request.method, headers: request.headers, body: request.body)
+    }
+
+    static func redirect(_ status: Int, to: String) throws -> RedirectHop {
+        RedirectHop(
+            statusCode: status, headers: [:], from: try #require(URL(string: "https://api.example.com/a")),
+            to: try #require(URL(string: to)), number: 1)
+    }
+
+    @Test(
+        "303, and 301/302 after a POST, continue as a GET without the body or its headers", arguments: [303, 301, 302])
+    func becomesGET(status: Int) throws {
+        let request = try Self.request(.post)
+
+        let next = Self.hop(request).following(
+            try Self.redirect(status, to: "https://api.example.com/b"), removingCredentialsOf: request)
+
+        #expect(next.method == .get)
+        #expect(next.body.isEmpty)
+        #expect(next.headers[.contentType] == nil)
+        #expect(next.headers[.authorization] == "Bearer t")
+        #expect(next.url.path == "/b")
+    }
+
+    @Test("307 and 308 keep the method and the body", arguments: [307, 308])
+    func keepsMethod(status: Int) throws {
+        let request = try Self.request(.put)
+
+        let next = Self.hop(request).following(
+            try Self.redirect(status, to: "https://api.example.com/b"), removingCredentialsOf: request)
+
+        #expect(next.method == .put)
+        #expect(next.body.data == Data("{}".utf8))
+        #expect(next.headers[.contentType] == "application/json")
+    }
+
+    @Test("A HEAD stays a HEAD after a 303")
+    func headStaysHead() throws {
+        let request = try Self.request(.head)
+
+        let next = Self.hop(request).following(
+            try Self.redirect(303, to: "https://api.example.com/b"), removingCredentialsOf: request)
+
+        #expect(next.method == .head)
+    }
+
+    @Test("Another origin loses every credential, the request's own sensitive headers too")
+    func crossOrigin() throws {
+        let request = try Self.request(.get)
+
+        let next = Self.hop(request).following(
+            try Self.redirect(302, to: "https://cdn.example.com/b"), removingCredentialsOf: request)
+
+        #expect(next.headers[.authorization] == nil)
+        #expect(next.headers["X-Session"] == nil)
+        #expect(next.headers["X-Keep"] == "k")
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+
+/// What a response served by the cache carries in ``APIResponse/cacheHit``.
+public struct CacheHit: Sendable, Hashable {
+    /// How long ago the entry was received or last revalidated, in seconds.
+    public var age: TimeInterval
+    /// Whether the server confirmed the entry just now (a `304 Not Modified` to a conditional request).
+    public var revalidated: Bool
+    /// Whether the entry was past its expiry (served by ``CachePolicy/ReadMode/cacheThenNetwork`` before the
+    /// network value).
+    public var isStale: Bool
+
+    /// Creates a description of a hit.
+    public init(age: TimeInterval, revalidated: Bool = false, isStale: Bool = false) {
+        self.age = age
+        self.revalidated = revalidated
+        self.isStale = isStale
+    }
+}
+
+/// A two-level response cache, set on ``APIConfiguration/cache``: memory and disk storages, the policy for
+/// endpoints without a `.cache` tag, and the clock that decides freshness.
+///
+/// The cache sits between the plugins and the executor, so it decides from the final request, with the
+/// credentials an auth plugin added: an entry is only ever served to a request with the same credentials,
+/// and a response to a request with credentials is not written to disk unless the policy allows it.
+///
+/// ```swift
+/// let cache = ResponseCache(disk: DiskCacheStorage(), defaultPolicy: .cacheElseNetwork(seconds: 60))
+/// APIConfiguration.default = APIConfiguration(baseURL: api).with { $0.cache = cache }
+/// await cache.removeAll(withPrefix: "user-42/")   // on sign-out
+/// ```
+public final class ResponseCache: Sendable {
+    /// The memory level, read first.
+    public let memory: (any CacheStorage)?
+    /// The disk level, read after memory.
+    public let disk: (any CacheStorage)?
+    /// The policy of endpoints without a `.cache` tag.
+    public let defaultPolicy: CachePolicy
+    /// The current date; injectable so that tests move time without sleeping.
+    public let now: @Sendable () -> Date
+
+    let inFlight = InFlightCalls()
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - memory: The memory level; a 20 MiB ``MemoryCacheStorage`` by default, `nil` for none.
+    ///   - disk: The disk level; none by default (pass a ``DiskCacheStorage``).
+    ///   - defaultPolicy: The policy of endpoints without a `.cache` tag; network only by default.
+    ///   - now: The clock; the system's by default.
+    public init(
+        memory: (any CacheStorage)? = MemoryCacheStorage(),
+        disk: (any CacheStorage)? = nil,
+        defaultPolicy: CachePolicy = .networkOnly,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.memory = memory
+        self.disk = disk
+        self.defaultPolicy = defaultPolicy
+        self.now = now
+    }
+
+    /// Removes every entry from both levels.
+    public func removeAll() async {
+        await memory?.removeAll()
+        await disk?.removeAll()
+    }
+
+    /// Removes the entries whose key prefix (``CachePolicy/Key/prefix``) starts with `prefix`, from both
+    /// levels: for example a signed-out user's.
+    public func removeAll(withPrefix prefix: String) async {
+        await memory?.removeAll(withPrefix: prefix)
+        await disk?.removeAll(withPrefix: prefix)
+    }
+
+    /// Removes the entry `request` would be served from (its key under its policy), from both levels.
+    public func removeEntry(for request: APIRequest) async {
+        guard let key = key(for: request) else { return }
+        await memory?.removeEntry(for: key)
+        await disk?.removeEntry(for: key)
+    }
+
+    /// The policy for `request`: its endpoint's `.cache` tag, else ``defaultPolicy``.
+    public func policy(for request: APIRequest) -> CachePolicy {
+        request.endpoint.tags[CachePolicyKey.self] ?? defaultPolicy
+    }
+
+    /// The key of `request` under its policy; `nil` when it cannot be cached (a body that is not in memory).
+    public func key(for request: APIRequest) -> CacheKey? {
+        HTTPCaching.key(for: request, policy: policy(for: request))?.key
+    }
+
+    /// The response a cache-else-network read of `request` would be served from the cache, or `nil`: a fresh
+    /// entry for its key (under its policy) that matches its `Vary` values. Reads only; never the network.
+    ///
+    /// The request is the final one (with the credentials plugins add), as the cache sees it in a call.
+    public func cachedResponse(for request: APIRequest) async -> APIResponse? {
+        let policy = policy(for: request)
+        guard request.responseDelivery.kind == .memory, policy.methods.contains(request.method),
+            let (key, _) = HTTPCaching.key(for: request, policy: policy),
+            let entry = await lookup(key, request: request, policy: policy)
+        else { return nil }
+        let now = now()
+        guard entry.isFresh(at: now) else { return nil }
+        return response(from: entry, for: request, now: now, isStale: false)
+    }
+
+    // MARK: - The stage between the plugins and the executor
+
+    /// How the cache-then-network call form overrides the read mode for its two passes.
+    enum Pass: Sendable {
+        /// The cached entry whatever its age, never the network.
+        case cachedAnyAge
+        /// The network (and writing), never the cache.
+        case network
+    }
+
+    @TaskLocal static var pass: Pass?
+
+    /// Answers `request` from the cache or through `executor`, following its policy.
+    func respond(to request: APIRequest, executor: any APIExecutor) async throws -> APIResponse {
+        // Only in-memory responses are cached: a download to a file or a stream passes straight through.
+        guard request.responseDelivery.kind == .memory else {
+            if Self.pass == .cachedAnyAge { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+            return try await executor.execute(request)
+        }
+        let policy = policy(for: request)
+        let mode: CachePolicy.ReadMode =
+            switch Self.pass {
+            case .cachedAnyAge?: .cacheOnly
+            case .network?: .networkOnly
+            // request(with:) returns one value: the network's in cache-then-network.
+            case nil: policy.read == .cacheThenNetwork ? .networkOnly : policy.read
+            }
+        let uses = policy.methods.contains(request.method) && (mode != .networkOnly || !policy.write.isEmpty)
+        guard uses || policy.deduplicatesInFlightRequests,
+            let (key, hasCredentials) = HTTPCaching.key(for: request, policy: policy)
+        else {
+            if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+            return try await executor.execute(request)
+        }
+        guard uses else { return try await fetch(request, key: key, policy: policy, executor: executor) }
+
+        var stale: CacheEntry?
+        if mode != .networkOnly, let entry = await lookup(key, request: request, policy: policy) {
+            let now = now()
+            if entry.isFresh(at: now) || Self.pass == .cachedAnyAge {
+                return response(from: entry, for: request, now: now, isStale: !entry.isFresh(at: now))
+            }
+            stale = entry
+        }
+        if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+
+        if let stale, policy.revalidates, let conditional = HTTPCaching.conditionalRequest(request, for: stale) {
+            let answer = try await fetch(conditional, key: key, policy: policy, executor: executor)
+            guard answer.statusCode == 304 else {
+                await write(answer, key: key, hasCredentials: hasCredentials, request: request, policy: policy)
+                return answer
+            }
+            let now = now()
+            let refreshed = HTTPCaching.refreshed(stale, with: answer, expiry: policy.expiry, now: now)
+            await write(refreshed, hasCredentials: hasCredentials, policy: policy)
+            var served = response(from: refreshed, for: request, now: now, isStale: false)
+            served.cacheHit?.revalidated = true
+            return served
+        }
+        let answer = try await fetch(request, key: key, policy: policy, executor: executor)
+        await write(answer, key: key, hasCredentials: hasCredentials, request: request, policy: policy)
+        return answer
+    }
+
+    private func fetch(
+        _ request: APIRequest, key: CacheKey, policy: CachePolicy, executor: any APIExecutor
+    ) async throws -> APIResponse {
+        guard policy.deduplicatesInFlightRequests else { return try await executor.execute(request) }
+        // Conditional and plain requests for one key are different calls.
+        let shared =
+            request.headers.contains(.ifNoneMatch) || request.headers.contains("If-Modified-Since")
+            ? CacheKey(prefix: key.prefix, digest: key.digest + "/conditional") : key
+        return try await inFlight.run(key: shared) { try await executor.execute(request) }
+    }
+
+    /// The entry for `key` that matches `request`'s `Vary` values: memory first, then disk (copied to memory
+    /// when the policy writes there).
+    private func lookup(_ key: CacheKey, request: APIRequest, policy: CachePolicy) async -> CacheEntry? {
+        var found: CacheEntry?
+        if let memory {
+            found =
+                if let storage = memory as? MemoryCacheStorage { storage.lookup(key) } else {
+                    await memory.entry(for: key)
+                }
+        }
+        if found == nil, let disk {
+            found =
+                if let storage = disk as? DiskCacheStorage { storage.lookup(key) } else { await disk.entry(for: key) }
+            if let entry = found, policy.write.contains(.memory) { try? await memory?.store(entry) }
+        }
+        guard let entry = found, entry.key == key else { return nil }
+        guard entry.varyNames.isEmpty || HTTPCaching.varyDigest(entry.varyNames, request: request) == entry.varyDigest
+        else { return nil }
+        return entry
+    }
+
+    private func response(from entry: CacheEntry, for request: APIRequest, now: Date, isStale: Bool) -> APIResponse {
+        var response = APIResponse(
+            statusCode: entry.statusCode, headers: entry.headers, body: .data(entry.body), url: entry.url,
+            request: request)
+        response.cacheHit = CacheHit(age: max(0, now.timeIntervalSince(entry.storedAt)), isStale: isStale)
+        return response
+    }
+
+    private func write(
+        _ response: APIResponse, key: CacheKey, hasCredentials: Bool, request: APIRequest, policy: CachePolicy
+    ) async {
+        guard !policy.write.isEmpty, response.cacheHit == nil,
+            HTTPCaching.isStorable(response, request: request, policy: policy),
+            let body = response.body.data, let varyNames = HTTPCaching.varyNames(response.headers)
+        else { return }
+        let now = now()
+        let entry = CacheEntry(
+            key: key, statusCode: response.statusCode, headers: HTTPCaching.storedHeaders(response.headers), body: body,
+            url: response.url,
+            storedAt: now, expiresAt: HTTPCaching.expiry(policy.expiry, headers: response.headers, now: now),
+            varyNames: varyNames, varyDigest: HTTPCaching.varyDigest(varyNames, request: request))
+        await write(entry, hasCredentials: hasCredentials, policy: policy)
+    }
+
+    private func write(_ entry: CacheEntry, hasCredentials: Bool, policy: CachePolicy) async {
+        if policy.write.contains(.memory) { try? await memory?.store(entry) }
+        if policy.write.contains(.disk), !hasCredentials || policy.allowsCredentialedDiskWrites {
+            try? await disk?.store(entry)
+        }
+    }
+}
+
+/// The executor the plugin chain ends in when a cache is configured: the cache, then the real executor.
+struct CachingExecutor: APIExecutor {
+    let cache: ResponseCache
+    let base: any APIExecutor
+
+    func execute(_ request: APIRequest) async throws -> APIResponse {
+        try await cache.respond(to: request, executor: base)
+    }
+
+    var supportedTransfers: TransferFeatures { base.supportedTransfers }
+}

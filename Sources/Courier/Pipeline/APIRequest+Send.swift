@@ -1,0 +1,45 @@
+extension APIRequest {
+    /// Sends this request through the configuration's plugins, executor and status validation, and decodes
+    /// the response as `Output`, the type the call site asks for — as `$endpoint.request(with:)` does for a
+    /// request it builds. Use it for a request you already have: a changed copy of a built one, or the next
+    /// page of a list.
+    ///
+    /// ```swift
+    /// var next = try GitHub.$repos.makeRequest(with: "apple")
+    /// next.url = nextPageURL                        // from the previous page's Link header
+    /// let repos: [Repo] = try await next.send()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
+    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    /// - Throws: ``APIError``.
+    public func send<Output: Decodable>(
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> Output {
+        let configuration = configuration ?? .current
+        let response = try await CallExecution.execute(self, configuration: configuration)
+        return try ResponseDecoding.decode(
+            Output.self, from: response, decoder: ResponseDecoding.decoder(decoder, configuration: configuration))
+    }
+
+    /// Sends this request and decodes the response as `type`; see ``send(using:decoder:)``.
+    /// - Throws: ``APIError``.
+    public func send<Output: Decodable>(
+        as type: Output.Type,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> Output {
+        try await send(using: configuration, decoder: decoder)
+    }
+
+    /// Sends this request through the configuration's plugins, executor and status validation, and returns
+    /// the raw response; discard it when only success matters.
+    /// - Parameter configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
+    /// - Throws: ``APIError``.
+    @discardableResult
+    public func send(using configuration: APIConfiguration? = nil) async throws(APIError) -> APIResponse {
+        try await CallExecution.execute(self, configuration: configuration ?? .current)
+    }
+}

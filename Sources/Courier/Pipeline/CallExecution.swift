@@ -1,0 +1,61 @@
+/// The call pipeline: every call form (`request(with:)`, `download`, `stream`, ``APIRequest/send(using:)``)
+/// hands its built request to ``execute(_:configuration:)``, which runs
+///
+///     executor support check → plugins (configuration's, then the endpoint's)
+///       → transport stages (the response cache) → executor → status validation
+///
+/// and the typed call forms then decode with ``ResponseDecoding``.
+///
+/// Extension points:
+/// - a stage between the plugins and the executor (it decides from the final request, after the plugins
+///   that add credentials) is an `APIExecutor` wrapping the next one, added in ``transport(for:)``;
+/// - a new call form sets what it needs on the request (``APIRequest/responseDelivery``,
+///   ``APIRequest/progress``) and calls ``execute(_:configuration:)``; it never re-implements a step.
+enum CallExecution {
+    /// Runs `request` through the plugins and the executor, then validates the status.
+    static func execute(
+        _ request: APIRequest, configuration: APIConfiguration
+    ) async throws(APIError)
+        -> APIResponse
+    {
+        // What the executor cannot do fails here, before any I/O (never a silent fallback to memory).
+        try configuration.executor.checkSupport(for: request)
+        let response: APIResponse
+        do {
+            if Task.isCancelled { throw CancellationError() }
+            let endpointPlugins = request.endpoint.plugins
+            let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
+            response = try await PluginChain.run(
+                request, plugins: plugins[...], executor: transport(for: configuration))
+        } catch {
+            throw APIError.wrapping(error, request: request)
+        }
+        try validateStatus(of: response, for: request, configuration: configuration)
+        return response
+    }
+
+    /// The executor the plugin chain ends in: the configuration's executor wrapped by the stages that sit
+    /// between the plugins and the I/O, outermost first. A new stage is one more wrapper here.
+    static func transport(for configuration: APIConfiguration) -> any APIExecutor {
+        var executor = configuration.executor
+        // The cache decides from the final request, after the plugins that add credentials.
+        if let cache = configuration.cache { executor = CachingExecutor(cache: cache, base: executor) }
+        return executor
+    }
+
+    /// Throws ``APIError/Reason/unacceptableStatus(_:)`` unless the endpoint (else the configuration)
+    /// accepts the response's status.
+    static func validateStatus(
+        of response: APIResponse, for request: APIRequest, configuration: APIConfiguration
+    ) throws(APIError) {
+        let acceptable = request.endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+        guard acceptable.contains(response.statusCode) else {
+            throw APIError(
+                .unacceptableStatus(APIError.StatusCategory(statusCode: response.statusCode)),
+                endpoint: request.endpoint,
+                request: request,
+                response: response
+            )
+        }
+    }
+}

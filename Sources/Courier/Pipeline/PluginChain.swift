@@ -1,0 +1,20 @@
+/// Runs a request through plugins and then the executor.
+enum PluginChain {
+    static func run(
+        _ request: APIRequest,
+        plugins: ArraySlice<any APIPlugin>,
+        executor: any APIExecutor
+    ) async throws -> APIResponse {
+        guard let first = plugins.first else {
+            return try await executor.execute(request)
+        }
+        let rest = plugins.dropFirst()
+        return try await first.intercept(request) { request in
+            if rest.isEmpty, let invalid = request.headers.firstInvalidName {
+                // Plugins may add headers after the request was built and checked: check them again.
+                throw APIError(.invalidRequest(.invalidHeader(name: invalid.rawValue)), endpoint: request.endpoint)
+            }
+            return try await run(request, plugins: rest, executor: executor)
+        }
+    }
+}

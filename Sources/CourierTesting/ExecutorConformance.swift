@@ -1,0 +1,265 @@
+import Courier
+import Foundation
+
+/// The executor conformance suite: checks that an ``/Courier/APIExecutor`` keeps Courier's executor contract
+/// against real servers, so that swapping executors never changes what a call does.
+///
+/// Both shipped executors pass it (`URLSessionExecutor`, and `AsyncHTTPClientExecutor` in the
+/// `CourierAsyncHTTPClient` package); run it for an executor of your own (an Alamofire adapter, say) the same
+/// way. It needs a real [httpbin](https://github.com/postmanlabs/httpbin) and Courier's fault server
+/// (`scripts/faultserver.py` in Courier's repository: Python's standard library only), both on loopback.
+/// It uses no test framework: it returns the failures, and your test asserts that there are none.
+///
+/// ```swift
+/// import CourierTesting
+/// import Testing
+///
+/// @Test(arguments: ExecutorConformance.Check.allCases)
+/// func conformance(_ check: ExecutorConformance.Check) async throws {
+///     let servers = try #require(ExecutorConformance.Servers.fromEnvironment())
+///     let suite = ExecutorConformance(executor: MyExecutor(), servers: servers)
+///     let failures = await suite.run(check)
+///     #expect(failures.isEmpty, "\(failures)")
+/// }
+/// ```
+///
+/// Each ``Check`` covers one part of the contract: methods and bodies, repeated header fields both ways,
+/// status codes returned unvalidated, empty bodies, redirects (followed, not followed, credentials removed
+/// on an origin change, refused), the timeout as a deadline for the whole call, cancellation within a
+/// second, the response size limit, the classification of transport failures, and 64 calls at once. Every
+/// check has a time limit (``timeLimit``), so an executor that hangs fails instead of stalling your tests.
+public struct ExecutorConformance: Sendable {
+    /// The servers the checks talk to.
+    public struct Servers: Sendable {
+        /// A real httpbin, for example `http://127.0.0.1:8080`.
+        public var httpbin: URL
+        /// Courier's fault server (`scripts/faultserver.py`), for example `http://127.0.0.1:9000`.
+        public var faultServer: URL
+        /// The fault server on another host, same port (`http://127.0.0.2:9000`), for cross-origin redirects.
+        public var faultServerOtherHost: URL
+        /// The fault server on another port, same host, for cross-origin redirects.
+        public var faultServerOtherPort: URL
+
+        /// Creates the set of servers.
+        public init(httpbin: URL, faultServer: URL, faultServerOtherHost: URL, faultServerOtherPort: URL) {
+            self.httpbin = httpbin
+            self.faultServer = faultServer
+            self.faultServerOtherHost = faultServerOtherHost
+            self.faultServerOtherPort = faultServerOtherPort
+        }
+
+        /// The servers named by the environment variables that Courier's test scripts export:
+        /// `COURIER_HTTPBIN_URL`, `COURIER_FAULT_URL`, `COURIER_FAULT_URL_OTHER_HOST` and
+        /// `COURIER_FAULT_URL_OTHER_PORT`; `nil` when one is missing.
+        public static func fromEnvironment(
+            _ environment: [String: String] = ProcessInfo.processInfo.environment
+        ) -> Servers? {
+            func url(_ key: String) -> URL? {
+                guard let text = environment[key], !text.isEmpty else { return nil }
+                return URL(string: text)
+            }
+            guard let httpbin = url("COURIER_HTTPBIN_URL"), let fault = url("COURIER_FAULT_URL"),
+                let otherHost = url("COURIER_FAULT_URL_OTHER_HOST"), let otherPort = url("COURIER_FAULT_URL_OTHER_PORT")
+            else { return nil }
+            return Servers(
+                httpbin: httpbin, faultServer: fault, faultServerOtherHost: otherHost, faultServerOtherPort: otherPort)
+        }
+    }
+
+    /// One part of the executor contract.
+    public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// `GET`, `HEAD`, `POST`, `PUT`, `PATCH` and `DELETE` arrive with their method, headers and body, and
+        /// the response carries the server's body, status and URL.
+        case methodsAndBodies
+        /// A request header field repeated with two values arrives with both, in order.
+        case repeatedRequestHeaders
+        /// A response header field the server repeats is returned with both values, in order.
+        case repeatedResponseHeaders
+        /// Every status code (2xx, 4xx, 5xx) is returned as a response, not thrown: validation is not the
+        /// executor's job.
+        case statusCodesPassedThrough
+        /// `204`, `HEAD` and a `Content-Length: 0` response have empty bodies.
+        case emptyBodies
+        /// Absolute and relative redirects are followed to the end; `307` keeps the method and the body,
+        /// `303` continues as a `GET`.
+        case redirectsFollowed
+        /// With `.doNotFollow` (or a policy that stops) the redirect itself is the response.
+        case redirectsNotFollowed
+        /// Before a hop to another host or port every credential is removed (`Authorization`, `Cookie`,
+        /// `X-API-Key`, and the request's ``/Courier/APIRequest/sensitiveHeaders``); on the same origin they stay.
+        case redirectCredentialsRemoved
+        /// Too many hops, and a hop the policy refuses, fail with
+        /// ``/Courier/APIError/TransportProblem/redirectRefused(_:)``.
+        case redirectsRefused
+        /// The timeout bounds the whole call: a server that sends its head late, or its body a byte at a
+        /// time, fails with ``/Courier/APIError/TransportProblem/timedOut`` close to the timeout.
+        case timeoutIsDeadline
+        /// Cancelling the calling task ends the call within a second, while it waits for the head or for the
+        /// body, with ``/Courier/APIError/TransportProblem/cancelled``.
+        case cancellation
+        /// A body over ``/Courier/APIRequest/maxResponseBytes`` (declared, chunked, or a gzip bomb) fails with
+        /// ``/Courier/APIError/TransportProblem/responseTooLarge``; a body at the limit is returned whole.
+        case sizeLimit
+        /// A refused connection is ``/Courier/APIError/TransportProblem/cannotConnect``; a body cut short of its
+        /// `Content-Length` and a garbage status line fail at once with a transport error (not a success, not a
+        /// timeout).
+        case transportErrors
+        /// A server that sends a bare status line and closes the connection makes the call fail with a
+        /// transport error, not a crash. FoundationNetworking traps on it (swift-corelibs-foundation#5285):
+        /// exclude this check for `URLSessionExecutor` on Linux.
+        case bareStatusLine
+        /// 64 calls at once each get their own response.
+        case concurrency
+
+        /// The check's name.
+        public var description: String { rawValue }
+    }
+
+    /// One way an executor broke the contract.
+    public struct Failure: Sendable, CustomStringConvertible {
+        /// The check that failed.
+        public let check: Check
+        /// What happened, and what was expected.
+        public let message: String
+
+        /// Creates a failure.
+        public init(check: Check, message: String) {
+            self.check = check
+            self.message = message
+        }
+
+        /// `check: message`.
+        public var description: String { "\(check): \(message)" }
+    }
+
+    /// The executor under test.
+    public var executor: any APIExecutor
+    /// The servers the checks talk to.
+    public var servers: Servers
+    /// Checks that ``run()`` leaves out (running one by name runs it whatever this set holds).
+    public var excluded: Set<Check>
+    /// The longest a check may take before it fails as hung (default 30 s; a check takes a few seconds).
+    public var timeLimit: Duration
+
+    /// A suite for `executor` against `servers`, without the checks in `excluded`.
+    public init(
+        executor: any APIExecutor,
+        servers: Servers,
+        excluding excluded: Set<Check> = [],
+        timeLimit: Duration = .seconds(30)
+    ) {
+        self.executor = executor
+        self.servers = servers
+        self.excluded = excluded
+        self.timeLimit = timeLimit
+    }
+
+    /// Runs every check but the excluded ones, one after another, and returns all failures (none when the
+    /// executor conforms).
+    public func run() async -> [Failure] {
+        await run(Check.allCases.filter { !excluded.contains($0) })
+    }
+
+    /// Runs `checks`, one after another, and returns all their failures.
+    public func run(_ checks: [Check]) async -> [Failure] {
+        var failures: [Failure] = []
+        for check in checks {
+            failures += await run(check)
+        }
+        return failures
+    }
+
+    /// Runs `check` and returns its failures (none when the executor passes it).
+    public func run(_ check: Check) async -> [Failure] {
+        let context = Context(check: check, executor: executor, servers: servers)
+        let finished = await Self.bounded(timeLimit) {
+            await context.run()
+            return context.failures
+        }
+        guard let failures = finished else {
+            return [Failure(check: check, message: "did not finish within \(timeLimit)")]
+        }
+        return failures
+    }
+
+    /// Runs `operation` in a task of its own and returns its result, or `nil` when it takes longer than
+    /// `limit` (it is then cancelled and left behind, so that a hung executor cannot hang the suite).
+    static func bounded<Value: Sendable>(
+        _ limit: Duration,
+        _ operation: @escaping @Sendable () async -> Value
+    ) async -> Value? {
+        let outcome = Once<Value?>()
+        let work = Task {
+            let value = await operation()
+            outcome.resolve(value)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            outcome.resolve(nil)
+        }
+        let value = await outcome.value
+        work.cancel()
+        timer.cancel()
+        return value
+    }
+}
+
+/// A value set once, by whichever side gets there first, and awaited.
+final class Once<Value: Sendable>: Sendable {
+    private enum State {
+        case waiting([CheckedContinuation<Value, Never>])
+        case resolved(Value)
+    }
+
+    private enum Wait {
+        case ready(Value)
+        case queued
+    }
+
+    private let state = LockedState(State.waiting([]))
+
+    /// Sets the value unless it is already set, and wakes whoever waits.
+    func resolve(_ value: Value) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, Never>] in
+            guard case .waiting(let waiters) = state else { return [] }
+            state = .resolved(value)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    /// The value, once set.
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let wait = state.withLock { state -> Wait in
+                    switch state {
+                    case .resolved(let value):
+                        return .ready(value)
+                    case .waiting(let waiters):
+                        state = .waiting(waiters + [continuation])
+                        return .queued
+                    }
+                }
+                if case .ready(let value) = wait { continuation.resume(returning: value) }
+            }
+        }
+    }
+}
+
+/// A value behind a lock (Foundation's `NSLock`: the package supports platforms older than `Synchronization`).
+final class LockedState<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

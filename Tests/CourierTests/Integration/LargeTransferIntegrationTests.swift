@@ -1,0 +1,70 @@
+import Courier
+import Foundation
+import Testing
+
+/// A large download from a real nginx (`scripts/transfers.sh`; 1 GiB by default, `COURIER_BIG_DOWNLOAD_BYTES`):
+/// the bytes are checked by SHA-256, and a child process (`CourierProbe`) shows memory stays bounded.
+@Suite("Integration: large transfers", .nginx, .serialized)
+struct LargeTransferIntegrationTests {
+    /// The most a download may add to the probe's resident memory, whatever the size of the file.
+    static let growthBound = 64 * 1_048_576
+
+    @Test("A large download arrives whole (SHA-256), with progress, in a file moved into place")
+    func download() async throws {
+        let configuration = try TransferServers.configuration(TransferServers.nginx, timeout: .seconds(300))
+        let size = try #require(TransferServers.bigFileBytes)
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("big.bin")
+        let progress = TransferProgress()
+        let endpoint = GET<Void>("/big.bin")
+
+        let response = try await endpoint.download(to: destination, progress: progress, using: configuration)
+
+        #expect(response.statusCode == 200)
+        #expect(progress.current.received == Int64(size))
+        #expect(progress.current.expectedToReceive == Int64(size))
+        #expect(try TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["big.bin"])
+    }
+
+    @Test("A large download resumes with a 206 from nginx after a cancelled first attempt")
+    func resume() async throws {
+        let configuration = try TransferServers.configuration(TransferServers.nginx, timeout: .seconds(300))
+        let size = try #require(TransferServers.bigFileBytes)
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("big.bin")
+        let endpoint = GET<Void>("/big.bin")
+        let progress = TransferProgress()
+        let first = Task { () async throws -> APIResponse in
+            try await endpoint.download(to: destination, progress: progress, using: configuration)
+        }
+        for await snapshot in progress where snapshot.received >= Int64(size / 4) { break }
+        first.cancel()
+        _ = await first.result
+
+        let response = try await endpoint.download(to: destination, using: configuration)
+
+        #expect(response.statusCode == 206)
+        #expect(try TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
+    }
+
+    @Test("A large download in a fresh process: its resident memory grows by a few MB, not by the file")
+    func downloadMemory() async throws {
+        let base = try #require(TransferServers.nginx).absoluteString
+        let size = try #require(TransferServers.bigFileBytes)
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("big.bin").path
+
+        let report = try await Probe.run(
+            "\(base)/big.bin", timeout: .seconds(300), extraArguments: ["--download-to", destination],
+            killAfter: .seconds(300))
+
+        #expect(report.outcome == "ok", "\(report)")
+        #expect(report.bytes == size)
+        let growth = try #require(report.peakRSSBytes) - (report.baselineRSSBytes ?? 0)
+        #expect(growth < FaultMemoryIntegrationTests.bound(Self.growthBound, for: report), "\(report)")
+    }
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""scripts/sseserver.py - a Server-Sent Events server for Courier's stream tests.
+
+Python standard library only. Every response is `text/event-stream`, sent with
+`Transfer-Encoding: chunked`, one chunk per write and a flush after each, so the
+client sees the bytes arrive in pieces (lines and events are split across chunks
+on purpose).
+
+Usage (scripts/transfers.sh starts and stops it for scripts/test):
+
+    python3 scripts/sseserver.py [--port P] [--env-file F]
+
+Once it listens it prints `COURIER_SSE_URL=http://127.0.0.1:P` and, with
+--env-file, writes that line to the file (atomically: its presence means "ready").
+
+Routes:
+  /events          the fixed stream of tests: a BOM, comments, `event`, multi-line
+                   `data`, `id` (persisting), `retry`, CRLF and CR line endings,
+                   an event with no data (not dispatched), fields split across
+                   chunks, then an unfinished event that the client must drop.
+  /count?n=5&interval_ms=50
+                   n events `data: <i>` with `id: <i>`, one every interval
+  /idle?after=1&sleep=30
+                   `after` events at once, then nothing for `sleep` seconds
+                   (the client's idle timeout fires), then the end
+  /status/<code>   that status with a small text body
+"""
+
+import argparse
+import os
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+# The pieces of /events, each sent as its own chunk. What the client must see:
+#   1. event "greeting", data "hello\nworld", id "1", retry 2500 ms
+#   2. event "message", data "second", id "1" (persists), retry 2500
+#   3. event "update", data "{\"a\":1}\n{\"b\":2}", id "3"
+#   4. event "message", data "", id "4"  (a `data` field with no value)
+#   5. event "message", data "last", id "" (an empty `id` resets it)
+EVENTS = [
+    "\ufeff: a comment line, ignored\n",
+    "event: greeting\nda",
+    "ta: hello\ndata: world\nid: 1\nretry: 2500\n\n",
+    ": keep-alive\n\ndata: second\n\n",
+    "event: ignored\nid: 2\n\n",  # no data: not dispatched (the id still changes)
+    "event: update\r\ndata: {\"a\":1}\r\ndata: {\"b\":2}\r\nid: 3\r\nretry: x\r\n\r\n",
+    "id: 4\rdata\r\r",
+    "unknown: field\nid\ndata: last\n\n",
+    "data: unfinished, must be dropped\n",
+]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # quiet
+        pass
+
+    def start_stream(self, status=200):
+        self.send_response(status)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+
+    def chunk(self, text):
+        data = text.encode("utf-8")
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def end(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        try:
+            if url.path == "/events":
+                self.start_stream()
+                for piece in EVENTS:
+                    self.chunk(piece)
+                    time.sleep(0.01)
+                self.end()
+            elif url.path == "/count":
+                n = int(query.get("n", "5"))
+                interval = int(query.get("interval_ms", "50")) / 1000
+                self.start_stream()
+                for i in range(n):
+                    self.chunk("id: %d\ndata: %d\n\n" % (i, i))
+                    time.sleep(interval)
+                self.end()
+            elif url.path == "/idle":
+                after = int(query.get("after", "1"))
+                self.start_stream()
+                for i in range(after):
+                    self.chunk("data: %d\n\n" % i)
+                deadline = time.monotonic() + float(query.get("sleep", "30"))
+                while time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.end()
+            elif url.path.startswith("/status/"):
+                code = int(url.path.rsplit("/", 1)[-1])
+                body = ("status %d\n" % code).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(body)
+                self.close_connection = True
+            else:
+                self.send_error(404)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--env-file")
+    args = parser.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    line = "COURIER_SSE_URL=http://127.0.0.1:%d\n" % server.server_address[1]
+    sys.stdout.write(line)
+    sys.stdout.flush()
+    if args.env_file:
+        temporary = args.env_file + ".tmp"
+        with open(temporary, "w") as f:
+            f.write(line)
+        os.replace(temporary, args.env_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
