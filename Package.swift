@@ -39,8 +39,9 @@ let package = Package(
             dependencies: ["Courier", "CourierTesting"],
             swiftSettings: strictSettings
         ),
-        // The three ways an address book of static wrappers compiles (see DESIGN.md, "Swift 6 and static
-        // properties"): a @MainActor namespace in Swift 6 mode, default MainActor isolation, Swift 5 mode.
+        // The three ways an address book of static wrappers compiles (see the DocC article
+        // Sources/Courier/Courier.docc/Swift6AndStaticProperties.md): a @MainActor namespace in Swift 6 mode,
+        // default MainActor isolation, Swift 5 mode.
         .testTarget(name: "MainActorBookTests", dependencies: ["Courier"]),
         .testTarget(
             name: "DefaultIsolationBookTests",

@@ -130,13 +130,14 @@ public struct StubExecutor: APIExecutor {
     /// Runs `operation` with this executor in effect for the current task and its children only.
     ///
     /// The configuration is `configuration` (default: ``/Courier/APIConfiguration/current``) with this executor;
-    /// when it has no base URL, `https://stub.invalid` is used so that relative paths still build.
+    /// when it has no base URL, `https://stub.invalid` is used so that relative paths still build. It throws
+    /// what `operation` throws, with its type (`{ () throws(APIError) in … }` keeps `APIError`).
     @discardableResult
-    public func activate<Result>(
+    public func activate<Value, Failure: Error>(
         in configuration: APIConfiguration? = nil,
         isolation: isolated (any Actor)? = #isolation,
-        operation: () async throws -> Result
-    ) async rethrows -> Result {
+        operation: () async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
         var configuration = (configuration ?? .current).with(executor: self)
         if configuration.baseURL == nil {
             configuration.baseURL = URL(string: "https://stub.invalid")

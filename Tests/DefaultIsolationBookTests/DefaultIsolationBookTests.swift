@@ -1,4 +1,5 @@
-// Setting 2 of DESIGN.md "Swift 6 and static properties": the module uses default MainActor isolation
+// Setting 2 of the DocC article Swift6AndStaticProperties.md
+// ("Swift 6 and static properties"): the module uses default MainActor isolation
 // (`swiftSettings: [.defaultIsolation(MainActor.self)]`, the default of new Xcode app targets), so a
 // plain `enum` address book compiles without annotations.
 import Courier

@@ -1,4 +1,5 @@
-// Setting 1 of DESIGN.md "Swift 6 and static properties": Swift 6 language mode, the address book is a
+// Setting 1 of the DocC article Swift6AndStaticProperties.md
+// ("Swift 6 and static properties"): Swift 6 language mode, the address book is a
 // `@MainActor` namespace. Calls from nonisolated async code simply `await` the endpoint value.
 import Courier
 import Foundation

@@ -1,4 +1,5 @@
-// Setting 3 of DESIGN.md "Swift 6 and static properties": a module in Swift 5 language mode, where a
+// Setting 3 of the DocC article Swift6AndStaticProperties.md
+// ("Swift 6 and static properties"): a module in Swift 5 language mode, where a
 // plain `enum` address book compiles (static mutable state is only a warning under complete checking).
 import Courier
 import Foundation

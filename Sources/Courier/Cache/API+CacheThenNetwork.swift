@@ -90,7 +90,7 @@ extension API {
         decoder: (any ResponseDecoder)? = nil
     ) -> CacheThenNetworkSequence<Output> {
         let configuration = configuration ?? .current
-        let decoder = ResponseDecoding.decoder(decoder, configuration: configuration)
+        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
         return CacheThenNetworkSequence(
             cached: {
                 guard configuration.cache != nil else { return nil }

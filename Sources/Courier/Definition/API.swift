@@ -29,6 +29,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     public let endpoint: APIEndpoint
     /// Headers computed from each call's parameter.
     let headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)?
+    /// Headers added at the call site with ``with(headers:)``.
+    var callHeaders: HTTPHeaders = [:]
 
     /// The endpoint itself, reached as `$name`.
     public var projectedValue: API<Parameter, Method> { self }
@@ -50,6 +52,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     ///   - maxResponseBytes: The most response bytes held in memory; `nil` for the configuration's.
     ///   - tags: Typed metadata for plugins and executors.
     ///   - plugins: Plugins for this endpoint only, run inside the configuration's plugins.
+    ///   - decoder: Decodes the endpoint's responses; `nil` for the configuration's ``APIConfiguration/responseDecoder``.
     public init(
         wrappedValue: APIParameterBuilder<Parameter>? = nil,
         _ path: String,
@@ -63,7 +66,8 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         redirectPolicy: RedirectPolicy? = nil,
         maxResponseBytes: Int? = nil,
         tags: APITags = [],
-        plugins: [any APIPlugin] = []
+        plugins: [any APIPlugin] = [],
+        decoder: (any ResponseDecoder)? = nil
     ) {
         self.init(
             wrappedValue: wrappedValue,
@@ -71,7 +75,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             options: EndpointOptions(
                 headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
                 acceptableStatusCodes: acceptableStatusCodes, redirectPolicy: redirectPolicy,
-                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins),
+                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins, decoder: decoder),
             headerBuilder: headerBuilder
         )
     }
@@ -113,7 +117,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     /// }
     /// ```
     ///
-    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:redirectPolicy:maxResponseBytes:tags:plugins:)``.
+    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:redirectPolicy:maxResponseBytes:tags:plugins:decoder:)``.
     public init(
         _ path: String,
         headers: HTTPHeaders = [:],
@@ -127,6 +131,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         maxResponseBytes: Int? = nil,
         tags: APITags = [],
         plugins: [any APIPlugin] = [],
+        decoder: (any ResponseDecoder)? = nil,
         parameters build: @escaping @Sendable (Parameter) -> Parameters
     ) {
         self.init(
@@ -135,8 +140,24 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             options: EndpointOptions(
                 headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
                 acceptableStatusCodes: acceptableStatusCodes, redirectPolicy: redirectPolicy,
-                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins),
+                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins, decoder: decoder),
             headerBuilder: headerBuilder
         )
+    }
+}
+
+extension API {
+    /// The endpoint with `headers` added to its calls, for headers that belong to the call rather than the
+    /// parameter type — a precondition, an idempotency key:
+    ///
+    /// ```swift
+    /// try await Store.$update.with(headers: ["If-Match": etag]).request(with: item)
+    /// ```
+    ///
+    /// They replace same-named headers from the configuration, the declaration and its `headerBuilder`.
+    public func with(headers: HTTPHeaders) -> API {
+        var copy = self
+        copy.callHeaders.merge(headers)
+        return copy
     }
 }

@@ -8,8 +8,8 @@ import Foundation
 /// ```swift
 /// extension APIHost { static let uploads: APIHost = "uploads" }
 ///
-/// @POST("/files", host: .uploads)
-/// static var upload: APIParameterBuilder<Data>? = nil
+/// @GET("/files/{id}", host: .uploads)
+/// static var file: APIParameterBuilder<String>? = .init { ["id": $0] }
 ///
 /// var configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com")!)
 /// configuration.hosts[.uploads] = URL(string: "https://uploads.example.com")!

@@ -24,6 +24,9 @@ public struct EndpointOptions: Sendable {
     public var tags: APITags
     /// Plugins for this endpoint only, run inside the configuration's plugins.
     public var plugins: [any APIPlugin]
+    /// Decodes this endpoint's response bodies (an XML service, a key path inside an envelope); `nil` for
+    /// the configuration's ``APIConfiguration/responseDecoder``. A call's `decoder:` argument wins.
+    public var decoder: (any ResponseDecoder)?
 
     /// Creates options; every argument has a default that defers to the configuration.
     public init(
@@ -36,7 +39,8 @@ public struct EndpointOptions: Sendable {
         redirectPolicy: RedirectPolicy? = nil,
         maxResponseBytes: Int? = nil,
         tags: APITags = [],
-        plugins: [any APIPlugin] = []
+        plugins: [any APIPlugin] = [],
+        decoder: (any ResponseDecoder)? = nil
     ) {
         self.headers = headers
         self.host = host
@@ -48,5 +52,6 @@ public struct EndpointOptions: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.tags = tags
         self.plugins = plugins
+        self.decoder = decoder
     }
 }

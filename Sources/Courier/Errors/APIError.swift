@@ -82,6 +82,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         case invalidURL
         /// The request body could not be prepared, for example a file that cannot be read.
         case unreadableBody
+        /// The endpoint takes a parameter (of the named type) but declares no parameter builder (`= nil`), so
+        /// the call's value would not be sent: declare one, for example `= .init { $0 }`.
+        case missingParameterBuilder(String)
     }
 
     /// Why a request did not complete.
@@ -151,6 +154,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
     public let response: APIResponse?
     /// The error behind this one: a `URLError`, an `EncodingError`, a `DecodingError`, or a plugin's error.
     public let underlyingError: (any Error)?
+    /// The decoder of the call that failed, for ``decodeBody(as:using:)``.
+    var responseDecoder: (any ResponseDecoder)? = nil
 
     /// Creates an error. Executors and plugins use this to report failures in Courier's terms.
     public init(
@@ -194,12 +199,23 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
 
     /// Decodes the response body into the server's own error model, or returns `nil` when there is no
     /// body or it does not decode.
+    ///
+    /// ```swift
+    /// if let problem = error.decodeBody(as: S3Error.self) { … }             // with the call's decoder
+    /// if let problem = error.decodeBody(as: Problem.self, using: .json(decoder)) { … }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The server's error model.
+    ///   - decoder: The decoder; `nil` for the one the failed call used (its `decoder:` argument, the
+    ///     endpoint's, the configuration's ``APIConfiguration/responseDecoder``, else JSON with the
+    ///     configuration's `decoder`).
     public func decodeBody<ServerError: Decodable>(
         as type: ServerError.Type,
-        using decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder()
+        using decoder: (any ResponseDecoder)? = nil
     ) -> ServerError? {
         guard let data = response?.body.data, !data.isEmpty else { return nil }
-        return try? decoder.decode(type, from: data)
+        return try? (decoder ?? responseDecoder ?? JSONResponseDecoder()).decode(type, from: data)
     }
 
     /// The first 200 characters of the response body, for a decoding failure's diagnosis, with every secret
@@ -299,13 +315,20 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
 
     private var cause: String {
         switch reason {
-        case .invalidRequest(let problem): problem.description
+        case .invalidRequest(let problem):
+            problem.description + ((underlyingError as? MissingPathValueHint).map { " (\($0))" } ?? "")
         case .transport(let problem):
             "\(problem.description)" + (underlyingErrorSummary.map { " (\($0))" } ?? "")
         case .unacceptableStatus(let category):
             "unacceptable status \(statusCode.map(String.init) ?? "?") (\(category.description))"
         case .decodingFailed:
-            "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
+            if let response, response.body.isEmpty,
+                case .valueNotFound(let type, _)? = underlyingError as? DecodingError
+            {
+                "the response body is empty; decode an Optional (\(type)?) to get nil for an empty body"
+            } else {
+                "the response body could not be decoded" + (underlyingErrorSummary.map { ": \($0)" } ?? "")
+            }
         case .rejectedByService(let code, let message):
             "the service rejected the request with code \(code)" + (message.map { ": \($0)" } ?? "")
         case .notCached: "no fresh cached response, and the cache policy reads from the cache only"
@@ -392,6 +415,9 @@ extension APIError.RequestProblem: CustomStringConvertible {
         case .invalidBaseURL: "the base URL needs a scheme and a host"
         case .invalidURL: "the parts do not make a valid URL"
         case .unreadableBody: "the request body could not be read"
+        case .missingParameterBuilder(let type):
+            "the endpoint takes a \(type) parameter but its parameter builder is nil, so the value would not be "
+                + "sent; declare one, for example `= .init { $0 }`"
         }
     }
 }

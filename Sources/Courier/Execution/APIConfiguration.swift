@@ -37,6 +37,9 @@ public struct APIConfiguration: Sendable {
     public var encoder: JSONEncoder
     /// Decodes JSON responses. Default: ISO 8601 dates.
     public var decoder: JSONDecoder
+    /// Decodes response bodies when neither the call nor the endpoint names a decoder, for a service that
+    /// does not speak JSON (`XMLResponseDecoder()`); `nil` (the default) for JSON with ``decoder``.
+    public var responseDecoder: (any ResponseDecoder)? = nil
     /// How arrays, booleans, dates and nested values are written into queries and forms.
     public var parameterOptions: ParameterEncodingOptions
     /// The status codes treated as success unless an endpoint sets its own.
@@ -144,22 +147,33 @@ public struct APIConfiguration: Sendable {
     }
 
     /// Runs `operation` with `configuration` in effect for every call made in it, including calls in
-    /// child tasks; other tasks are not affected.
+    /// child tasks; other tasks are not affected. It throws what `operation` throws, with its type: a closure
+    /// declared `throws(APIError)` keeps `APIError`, and a closure that cannot throw needs no `try`.
     @discardableResult
-    public static func withCurrent<Result>(
+    public static func withCurrent<Value, Failure: Error>(
         _ configuration: APIConfiguration,
         isolation: isolated (any Actor)? = #isolation,
-        operation: () async throws -> Result
-    ) async rethrows -> Result {
-        try await $taskOverride.withValue(configuration, operation: operation, isolation: isolation)
+        operation: () async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        // TaskLocal.withValue rethrows `any Error`: carry the typed outcome through it instead.
+        let outcome: Result<Value, Failure> = await $taskOverride.withValue(
+            configuration,
+            operation: { () async -> Result<Value, Failure> in
+                do throws(Failure) { return .success(try await operation()) } catch { return .failure(error) }
+            },
+            isolation: isolation)
+        return try outcome.get()
     }
 
-    /// Runs the synchronous `operation` with `configuration` in effect.
+    /// Runs the synchronous `operation` with `configuration` in effect; it throws what `operation` throws.
     @discardableResult
-    public static func withCurrent<Result>(
+    public static func withCurrent<Value, Failure: Error>(
         _ configuration: APIConfiguration,
-        operation: () throws -> Result
-    ) rethrows -> Result {
-        try $taskOverride.withValue(configuration, operation: operation)
+        operation: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        let outcome: Result<Value, Failure> = $taskOverride.withValue(configuration) {
+            do throws(Failure) { return .success(try operation()) } catch { return .failure(error) }
+        }
+        return try outcome.get()
     }
 }

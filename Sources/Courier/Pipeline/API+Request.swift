@@ -12,7 +12,8 @@ extension API {
     /// - Parameters:
     ///   - parameter: The call's parameter.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's
+    ///     ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
         with parameter: Parameter,
@@ -32,6 +33,24 @@ extension API {
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
         try await request(with: parameter, using: configuration, decoder: decoder)
+    }
+
+    /// Calls the endpoint with `parameter` and returns the decoded value with the response's status and
+    /// headers, for lists and resources whose headers matter:
+    ///
+    /// ```swift
+    /// let repos: DecodedResponse<[Repo]> = try await GitHub.$repos.request(with: "apple")
+    /// let etag = repos.headers["ETag"]
+    /// ```
+    /// - Throws: ``APIError``.
+    public func request<Value: Decodable>(
+        with parameter: Parameter,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> DecodedResponse<Value> {
+        let configuration = configuration ?? .current
+        return try await makeRequest(with: parameter, using: configuration)
+            .send(using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and returns the raw response: status, headers, body and the
@@ -68,6 +87,15 @@ extension API where Parameter == Void {
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
+        try await request(with: (), using: configuration, decoder: decoder)
+    }
+
+    /// Calls the endpoint and returns the decoded value with the response's status and headers.
+    /// - Throws: ``APIError``.
+    public func request<Value: Decodable>(
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> DecodedResponse<Value> {
         try await request(with: (), using: configuration, decoder: decoder)
     }
 

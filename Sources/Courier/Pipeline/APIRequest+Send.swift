@@ -12,19 +12,41 @@ extension APIRequest {
     ///
     /// - Parameters:
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's
+    ///     ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`.
     /// - Throws: ``APIError``.
     public func send<Output: Decodable>(
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        let configuration = configuration ?? .current
-        let response = try await CallExecution.execute(self, configuration: configuration)
-        return try ResponseDecoding.decode(
-            Output.self, from: response, decoder: ResponseDecoding.decoder(decoder, configuration: configuration))
+        let decoded: DecodedResponse<Output> = try await send(using: configuration, decoder: decoder)
+        return decoded.value
     }
 
-    /// Sends this request and decodes the response as `type`; see ``send(using:decoder:)``.
+    /// Sends this request and returns the decoded value with the response's status and headers; see
+    /// ``DecodedResponse``.
+    ///
+    /// ```swift
+    /// let page: DecodedResponse<[Repo]> = try await next.send()
+    /// ```
+    /// - Throws: ``APIError``.
+    public func send<Value: Decodable>(
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> DecodedResponse<Value> {
+        let configuration = configuration ?? .current
+        let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
+        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+        return DecodedResponse(
+            value: try ResponseDecoding.decode(Value.self, from: response, decoder: decoder), response: response)
+    }
+
+    /// Sends this request and decodes the response as `type`, as the form that infers the type does.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's.
     /// - Throws: ``APIError``.
     public func send<Output: Decodable>(
         as type: Output.Type,

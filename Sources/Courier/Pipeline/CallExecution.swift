@@ -1,4 +1,4 @@
-/// The call pipeline: every call form (`request(with:)`, `download`, `stream`, ``APIRequest/send(using:)``)
+/// The call pipeline: every call form (`request(with:)`, `download`, `stream`, `APIRequest.send()`)
 /// hands its built request to ``execute(_:configuration:)``, which runs
 ///
 ///     executor support check → plugins (configuration's, then the endpoint's)
@@ -12,9 +12,10 @@
 /// - a new call form sets what it needs on the request (``APIRequest/responseDelivery``,
 ///   ``APIRequest/progress``) and calls ``execute(_:configuration:)``; it never re-implements a step.
 enum CallExecution {
-    /// Runs `request` through the plugins and the executor, then validates the status.
+    /// Runs `request` through the plugins and the executor, then validates the status. `decoder` is the
+    /// call's own `decoder:` argument, kept on a status error for ``APIError/decodeBody(as:using:)``.
     static func execute(
-        _ request: APIRequest, configuration: APIConfiguration
+        _ request: APIRequest, configuration: APIConfiguration, decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError)
         -> APIResponse
     {
@@ -30,7 +31,7 @@ enum CallExecution {
         } catch {
             throw APIError.wrapping(error, request: request)
         }
-        try validateStatus(of: response, for: request, configuration: configuration)
+        try validateStatus(of: response, for: request, configuration: configuration, decoder: decoder)
         return response
     }
 
@@ -46,16 +47,21 @@ enum CallExecution {
     /// Throws ``APIError/Reason/unacceptableStatus(_:)`` unless the endpoint (else the configuration)
     /// accepts the response's status.
     static func validateStatus(
-        of response: APIResponse, for request: APIRequest, configuration: APIConfiguration
+        of response: APIResponse, for request: APIRequest, configuration: APIConfiguration,
+        decoder: (any ResponseDecoder)? = nil
     ) throws(APIError) {
         let acceptable = request.endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
         guard acceptable.contains(response.statusCode) else {
-            throw APIError(
+            var error = APIError(
                 .unacceptableStatus(APIError.StatusCategory(statusCode: response.statusCode)),
                 endpoint: request.endpoint,
                 request: request,
                 response: response
             )
+            // An error body is not inside the success envelope: decode it with the key-path decoder's base.
+            let resolved = ResponseDecoding.decoder(decoder, for: request.endpoint, configuration: configuration)
+            error.responseDecoder = (resolved as? KeyPathResponseDecoder)?.base ?? resolved
+            throw error
         }
     }
 }

@@ -17,11 +17,26 @@ extension Optional: OptionalResult where Wrapped: Decodable {
 
 /// The decoding step of the typed call forms.
 enum ResponseDecoding {
-    /// The decoder a call uses: its own `decoder:` argument, else JSON with the configuration's `decoder`.
+    /// The decoder a call uses: its own `decoder:` argument, else the endpoint's, else the configuration's
+    /// ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`. A key-path decoder
+    /// without a base decodes the envelope with the next decoder in that order.
     static func decoder(
-        _ callDecoder: (any ResponseDecoder)?, configuration: APIConfiguration
+        _ callDecoder: (any ResponseDecoder)?, for endpoint: APIEndpoint, configuration: APIConfiguration
     ) -> any ResponseDecoder {
-        callDecoder ?? JSONResponseDecoder(configuration.decoder)
+        resolve([callDecoder, endpoint.decoder, configuration.responseDecoder][...], configuration: configuration)
+    }
+
+    private static func resolve(
+        _ candidates: ArraySlice<(any ResponseDecoder)?>, configuration: APIConfiguration
+    ) -> any ResponseDecoder {
+        guard let index = candidates.firstIndex(where: { $0 != nil }), let chosen = candidates[index] else {
+            return JSONResponseDecoder(configuration.decoder)
+        }
+        if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
+            let base = resolve(candidates[(index + 1)...], configuration: configuration)
+            return KeyPathResponseDecoder(keys: keyed.keys, base: base)
+        }
+        return chosen
     }
 
     /// Decodes `response` as `Output`: `Data` and `String` directly, an `Optional` as `nil` for an empty
@@ -41,6 +56,13 @@ enum ResponseDecoding {
         } catch let error as APIError {
             throw error
         } catch {
+            var error = error
+            if response.body.isEmpty, !(Output.self is any OptionalResult.Type) {
+                // Say so plainly: an empty body is the usual cause, and an Optional result accepts it.
+                error = DecodingError.valueNotFound(
+                    Output.self,
+                    .init(codingPath: [], debugDescription: "the response body is empty", underlyingError: error))
+            }
             throw APIError(
                 .decodingFailed,
                 endpoint: response.request.endpoint,
@@ -56,8 +78,10 @@ enum ResponseDecoding {
         _ response: APIResponse,
         _ decoder: any ResponseDecoder
     ) throws -> Value {
-        if Value.self == Data.self, let data = response.data as? Value { return data }
-        if Value.self == String.self, let string = try text(of: response) as? Value { return string }
+        if !(decoder is KeyPathResponseDecoder) {
+            if Value.self == Data.self, let data = response.data as? Value { return data }
+            if Value.self == String.self, let string = try text(of: response) as? Value { return string }
+        }
         return try decoder.decode(type, from: response.data)
     }
 

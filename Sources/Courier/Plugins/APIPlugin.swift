@@ -51,7 +51,8 @@ public protocol APIPlugin: Sendable {
     /// Observes the outcome of the rest of the chain; the default does nothing.
     func didReceive(_ result: Result<APIResponse, APIError>, for request: APIRequest) async
 
-    /// Returns the response to pass back, or throws; the default returns it unchanged.
+    /// Returns the response to pass back, or throws; the default returns it unchanged. It runs for every
+    /// response that arrives, whatever its status (status validation comes after the chain).
     func process(_ response: APIResponse) async throws -> APIResponse
 }
 

@@ -11,8 +11,29 @@ extension API {
     ) throws(APIError)
         -> APIRequest
     {
-        let parameters = wrappedValue?.build(parameter) ?? .none
-        let parameterHeaders = headerBuilder?(parameter)
+        var parameterHeaders = headerBuilder?(parameter)
+        if !callHeaders.isEmpty {
+            parameterHeaders =
+                parameterHeaders.map {
+                    var headers = $0; headers.merge(callHeaders); return headers
+                } ?? callHeaders
+        }
+        guard let builder = wrappedValue else {
+            // A nil builder means "no parameters": on an endpoint whose parameter only a header builder reads,
+            // or that has none. On any other the call's value would silently not be sent.
+            guard Parameter.self == Void.self || headerBuilder != nil else {
+                throw APIError(
+                    .invalidRequest(.missingParameterBuilder(String(describing: Parameter.self))), endpoint: endpoint)
+            }
+            return try make(parameters: .none, parameterHeaders: parameterHeaders, configuration: configuration)
+        }
+        return try make(
+            parameters: builder.build(parameter), parameterHeaders: parameterHeaders, configuration: configuration)
+    }
+
+    private func make(
+        parameters: Parameters, parameterHeaders: HTTPHeaders?, configuration: consuming APIConfiguration?
+    ) throws(APIError) -> APIRequest {
         // Consumed and unwrapped without a copy: copying a configuration costs one retain per stored reference.
         if let configuration = consume configuration {
             return try RequestFactory.make(

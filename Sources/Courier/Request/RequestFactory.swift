@@ -47,7 +47,7 @@ enum RequestFactory {
                 return value
             }
         } catch {
-            throw fail(error.problem)
+            throw fail(error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
         }
 
         var query = template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""

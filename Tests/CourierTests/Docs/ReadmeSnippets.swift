@@ -76,7 +76,11 @@ func readmeCalls() async throws {
     let response: APIResponse = try await Shop.$health.request()  // status, headers, body, request
     try await Shop.$signIn.request(with: (user: "ann", password: "secret"))  // only success matters
     let request = try await Shop.$product.makeRequest(with: 42)  // built, not sent
-    _ = (product, raw, text, maybe, response, request)
+    let again: Product = try await request.send()  // a request you have, same pipeline
+    let page: DecodedResponse<Product> = try await Shop.$product.request(with: 42)  // value + status + headers
+    let fresh: Product = try await Shop.$product.with(headers: ["If-None-Match": "v1"]).request(with: 42)
+    let inner: Product = try await Shop.$product.request(with: 42, decoder: .at("data"))  // inside {"data": …}
+    _ = (product, raw, text, maybe, response, request, again, page, fresh, inner)
 }
 
 // MARK: - Errors

@@ -28,6 +28,13 @@ enum TransferAPI {
 
     @GET("/status/{code}")
     static var status: APIParameterBuilder<Int>? = .init { ["code": $0] }
+
+    @GET("/bearer")
+    static var bearer: APIParameterBuilder<Void>? = nil
+
+    /// httpbin's `/base64/{value}`: the decoded value, whatever the `Range` header says.
+    @GET("/base64/{value}")
+    static var text: APIParameterBuilder<String>? = .init { ["value": Data($0.utf8).base64EncodedString()] }
 }
 
 /// A fresh folder for one test's files.
@@ -57,26 +64,41 @@ struct HeaderRecorder: APIPlugin {
 
 @Suite("Integration: streams", .httpbin)
 struct StreamIntegrationTests {
-    @Test("/stream-bytes/{n} arrives as chunks that add up to the same bytes as an in-memory call")
+    @Test("/stream-bytes/{n} arrives as several chunks adding up to n bytes, with progress")
     func streamBytes() async throws {
+        // (httpbin draws seeded bytes from Python's global generator, so concurrent tests change them: the content
+        // is compared on /range below, whose bytes are fixed.)
         let configuration = try HTTPBin.configuration()
         let progress = TransferProgress()
 
         let stream = try await TransferAPI.$streamBytes.stream(
             with: (n: 100_000, seed: 7), progress: progress, using: configuration)
-        var received = Data()
+        var count = 0
         var chunks = 0
         for try await chunk in stream {
-            received.append(chunk)
+            count += chunk.count
             chunks += 1
         }
-        let whole: Data = try await TransferAPI.$streamBytes.request(with: (n: 100_000, seed: 7), using: configuration)
 
-        #expect(received == whole)
-        #expect(received.count == 100_000)
+        #expect(count == 100_000)
         #expect(chunks > 1)
         #expect(progress.current.received == 100_000)
         #expect(progress.current.isFinished)
+    }
+
+    @Test("/range/{n} streamed in 1 KiB chunks gives the same bytes as an in-memory call")
+    func rangeStream() async throws {
+        let configuration = try HTTPBin.configuration()
+
+        var received = Data()
+        for try await chunk in try await TransferAPI.$range.stream(with: (n: 30_000, seconds: 0), using: configuration)
+        {
+            received.append(chunk)
+        }
+        let whole: Data = try await TransferAPI.$range.request(with: (n: 30_000, seconds: 0), using: configuration)
+
+        #expect(received.count == 30_000)
+        #expect(received == whole)
     }
 
     @Test("/stream/{n} reads as n lines of JSON")
@@ -160,18 +182,18 @@ struct DownloadIntegrationTests {
         let configuration = try HTTPBin.configuration()
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("bytes.bin")
+        let destination = folder.appendingPathComponent("range.bin")
         let progress = TransferProgress()
 
-        let response = try await TransferAPI.$bytes.download(
-            with: (n: 50_000, seed: 3), to: destination, progress: progress, using: configuration)
-        let whole: Data = try await TransferAPI.$bytes.request(with: (n: 50_000, seed: 3), using: configuration)
+        let response = try await TransferAPI.$range.download(
+            with: (n: 50_000, seconds: 0), to: destination, progress: progress, using: configuration)
+        let whole: Data = try await TransferAPI.$range.request(with: (n: 50_000, seconds: 0), using: configuration)
 
         #expect(response.body.fileURL == destination)
         #expect(try Data(contentsOf: destination) == whole)
         #expect(progress.current.received == 50_000)
         #expect(progress.current.expectedToReceive == 50_000)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["bytes.bin"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["range.bin"])
     }
 
     @Test("A failed download leaves the destination as it was and fails as every call does")
@@ -231,21 +253,41 @@ struct DownloadIntegrationTests {
         let configuration = try HTTPBin.configuration().with(plugins: [recorder])
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("bytes.bin")
-        // GIVEN a partial file and its resume record from an earlier attempt (/bytes ignores Range)
-        let request = try await TransferAPI.$bytes.makeRequest(with: (n: 3000, seed: 5), using: configuration)
-        let partial = folder.appendingPathComponent(".bytes.bin.courier-partial")
+        let destination = folder.appendingPathComponent("text.txt")
+        // GIVEN a partial file and its resume record from an earlier attempt (/base64 ignores Range: a 200)
+        let text = String(repeating: "0123456789abcdef", count: 100)
+        let request = try await TransferAPI.$text.makeRequest(with: text, using: configuration)
+        let partial = folder.appendingPathComponent(".text.txt.courier-partial")
         try Data(repeating: 0xEE, count: 1000).write(to: partial)
-        try Data("\(request.url.absoluteString)\n\"v1\"".utf8).write(
-            to: partial.appendingPathExtension("resume"))
+        try Data("\(request.url.absoluteString)\n\"v1\"".utf8).write(to: partial.appendingPathExtension("resume"))
 
-        let response = try await TransferAPI.$bytes.download(
-            with: (n: 3000, seed: 5), to: destination, using: configuration)
+        // WHEN the download runs
+        let response = try await TransferAPI.$text.download(with: text, to: destination, using: configuration)
 
+        // THEN it asked for the rest, got the whole body, and the file holds only that
         #expect(recorder.seen.withLock { $0.last?["Range"] } == "bytes=1000-")
         #expect(response.statusCode == 200)
-        let whole: Data = try await TransferAPI.$bytes.request(with: (n: 3000, seed: 5), using: configuration)
-        #expect(try Data(contentsOf: destination) == whole)
+        #expect(try Data(contentsOf: destination) == Data(text.utf8))
+    }
+
+    @Test("Plugins see transfers: an auth plugin's header reaches a download and a stream")
+    func authApplies() async throws {
+        let configuration = try HTTPBin.configuration().with(plugins: [.bearer("s3cr3t")])
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("bearer.json")
+
+        try await TransferAPI.$bearer.download(to: destination, using: configuration)
+        var streamed = Data()
+        for try await chunk in try await TransferAPI.$bearer.stream(using: configuration) { streamed.append(chunk) }
+        let unauthorized = await #expect(throws: APIError.self) {
+            try await TransferAPI.$bearer.download(to: destination, using: try HTTPBin.configuration())
+        }
+
+        struct Answer: Decodable { let authenticated: Bool }
+        #expect(try JSONDecoder().decode(Answer.self, from: Data(contentsOf: destination)).authenticated)
+        #expect(try JSONDecoder().decode(Answer.self, from: streamed).authenticated)
+        #expect(unauthorized?.reason == .unacceptableStatus(.unauthorized))
     }
 
     @Test("An executor without file responses fails before any I/O with .unsupportedByExecutor")

@@ -85,6 +85,31 @@ struct Recorder: APIPlugin {
         #expect(trail.all == ["prepare", "willSend yes", "didReceive 200", "process"])
     }
 
+    @Test("process(_:) runs for every status; validation comes after the chain and sees what it returns")
+    func processRunsForEveryStatus() async throws {
+        // GIVEN a plugin whose process records the status and turns a 404 into a 200
+        struct NotFoundIsEmpty: APIPlugin {
+            let trail: Trail
+            func process(_ response: APIResponse) async throws -> APIResponse {
+                trail.add("process \(response.statusCode)")
+                var response = response
+                if response.statusCode == 404 { response.statusCode = 200 }
+                return response
+            }
+        }
+        let trail = Trail()
+        var configuration = testConfiguration.with(plugins: [NotFoundIsEmpty(trail: trail)])
+        // WHEN a 404 and a 500 come back
+        let notFound: String? = try await Self.ping.request(
+            using: configuration.with(executor: StubExecutor(statusCode: 404)))
+        configuration.executor = StubExecutor(statusCode: 500)
+        let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
+        // THEN process saw both, and only the 500 failed validation
+        #expect(notFound == nil)
+        #expect(error.statusCode == 500)
+        #expect(trail.all == ["process 404", "process 500"])
+    }
+
     @Test func hooksSeeFailures() async throws {
         let trail = Trail()
         var configuration = testConfiguration.with(executor: StubExecutor { _ in throw URLError(.timedOut) })
