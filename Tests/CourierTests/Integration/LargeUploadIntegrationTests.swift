@@ -7,7 +7,7 @@ import Testing
 /// receives: every byte arrives (SHA-256 and count), and the process's peak memory stays far below the size.
 ///
 /// The size is `COURIER_UPLOAD_MB` mebibytes (default 1024; `scripts/test --sanitize=thread` sets 64).
-@Suite("Integration: large uploads", .uploadSink, .serialized)
+@Suite("Integration: large uploads", .httpbin, .uploadSink, .serialized)
 struct LargeUploadIntegrationTests {
     static var megabytes: Int {
         ProcessInfo.processInfo.environment["COURIER_UPLOAD_MB"].flatMap { Int($0) } ?? 1024
@@ -68,6 +68,53 @@ struct LargeUploadIntegrationTests {
 
     static func bound(_ report: Probe.Report) -> Int {
         report.sanitizer == "thread" ? peakBound * 3 : peakBound
+    }
+
+    /// Runs with the heavy suites: while a stream waits for its producer, FoundationNetworking's shared work queue
+    /// is held, which delays every other transfer of the process (and the timing checks of other suites).
+    @Test(
+        "Stream uploads that wait for their producers hold up no other call of the same executor",
+        .timeLimit(.minutes(1)))
+    func slowStreamsDoNotBlockOtherCalls() async throws {
+        let configuration = try HTTPBin.configuration(timeout: .seconds(30))
+        // Each producer sleeps between chunks: while it waits, the executor is reading its stream.
+        func slowChunks(_ index: Int) -> AsyncStream<Data> {
+            AsyncStream { continuation in
+                let producer = Task {
+                    for part in 0..<3 {
+                        try? await Task.sleep(for: .milliseconds(40))
+                        continuation.yield(Data("\(index)-\(part);".utf8))
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in producer.cancel() }
+            }
+        }
+
+        let echoes = try await withThrowingTaskGroup(of: String?.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    let echo: HTTPBinEcho = try await UploadIntegrationTests.Uploads.$stream.request(
+                        with: (chunks: slowChunks(index), count: nil), using: configuration)
+                    return echo.data
+                }
+                for _ in 0..<4 {
+                    group.addTask {
+                        let echo: HTTPBinEcho = try await HTTPBinAPI.$anything.request(
+                            with: [QueryPair("i", String(index))], using: configuration)
+                        return echo.args == nil ? nil : "get"
+                    }
+                }
+            }
+            var results: [String?] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+
+        #expect(echoes.filter { $0 == "get" }.count == 24)
+        for index in 0..<6 {
+            #expect(echoes.contains("\(index)-0;\(index)-1;\(index)-2;"))
+        }
     }
 
     @Test("A large file and a large multipart form upload whole, with bounded memory")

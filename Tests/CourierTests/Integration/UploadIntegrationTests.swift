@@ -101,51 +101,6 @@ struct UploadIntegrationTests {
         #expect(counted.header("Transfer-Encoding") == nil)
     }
 
-    @Test(
-        "Stream uploads that wait for their producers hold up no other call of the same executor",
-        .timeLimit(.minutes(1)))
-    func slowStreamsDoNotBlockOtherCalls() async throws {
-        let configuration = try HTTPBin.configuration(timeout: .seconds(30))
-        // Each producer sleeps between chunks: while it waits, the executor is reading its stream.
-        func slowChunks(_ index: Int) -> AsyncStream<Data> {
-            AsyncStream { continuation in
-                let producer = Task {
-                    for part in 0..<3 {
-                        try? await Task.sleep(for: .milliseconds(40))
-                        continuation.yield(Data("\(index)-\(part);".utf8))
-                    }
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in producer.cancel() }
-            }
-        }
-
-        let echoes = try await withThrowingTaskGroup(of: String?.self) { group in
-            for index in 0..<6 {
-                group.addTask {
-                    let echo: HTTPBinEcho = try await Uploads.$stream.request(
-                        with: (chunks: slowChunks(index), count: nil), using: configuration)
-                    return echo.data
-                }
-                for _ in 0..<4 {
-                    group.addTask {
-                        let echo: HTTPBinEcho = try await HTTPBinAPI.$anything.request(
-                            with: [QueryPair("i", String(index))], using: configuration)
-                        return echo.args == nil ? nil : "get"
-                    }
-                }
-            }
-            var results: [String?] = []
-            for try await result in group { results.append(result) }
-            return results
-        }
-
-        #expect(echoes.filter { $0 == "get" }.count == 24)
-        for index in 0..<6 {
-            #expect(echoes.contains("\(index)-0;\(index)-1;\(index)-2;"))
-        }
-    }
-
     @Test("Query names and a JSON body on one endpoint: POST /search?version=2 with {\"text\":…}")
     func queryAndBody() async throws {
         let configuration = try HTTPBin.configuration()
