@@ -109,12 +109,18 @@ final class BodyReader: Sendable {
             case .pull(let next, let expected):
                 let result = LockedBox<Result<Data?, any Error>?>(nil)
                 let done = DispatchSemaphore(value: 0)
-                Task {
+                let pull: @Sendable () async -> Void = {
                     let outcome: Result<Data?, any Error>
                     do { outcome = .success(try await next()) } catch { outcome = .failure(error) }
                     result.value = outcome
                     done.signal()
                 }
+                #if canImport(FoundationNetworking)
+                    // Not on Swift's shared threads, which CPU-bound work may hold for seconds while this waits.
+                    Task(executorPreference: StreamPullExecutor.shared) { await pull() }
+                #else
+                    Task { await pull() }
+                #endif
                 done.wait()
                 guard let outcome = result.value else { throw UnreadableBody(description: "the stream ended") }
                 if let data = try received(try outcome.get(), expected: expected, maxCount: maxCount) { return data }
@@ -207,3 +213,35 @@ final class BodyReader: Sendable {
         close()
     }
 }
+
+#if canImport(FoundationNetworking)
+    /// Runs the pulls of stream bodies that FoundationNetworking reads (``BodyReader/nextBlocking(maxCount:)``) on a
+    /// thread of their own. The read holds FoundationNetworking's work queue, which every session shares, until the
+    /// chunk arrives; waiting for one of Swift's few shared threads, busy with other work, would hold up every
+    /// transfer of the process meanwhile. A stream whose producer itself runs on those threads still waits for them.
+    final class StreamPullExecutor: TaskExecutor, Sendable {
+        static let shared = StreamPullExecutor()
+
+        private let jobs = LockedBox<[UnownedJob]>([])
+        private let wakeUp = DispatchSemaphore(value: 0)
+
+        private init() {
+            let thread = Thread { [jobs, wakeUp, self] in
+                let executor = self.asUnownedTaskExecutor()
+                while true {
+                    wakeUp.wait()
+                    let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                    job?.runSynchronously(on: executor)
+                }
+            }
+            thread.name = "Courier stream pulls"
+            thread.start()
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            jobs.withLock { $0.append(job) }
+            wakeUp.signal()
+        }
+    }
+#endif
