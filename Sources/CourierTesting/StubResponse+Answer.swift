@@ -85,6 +85,7 @@ struct StubChunks: AsyncSequence, Sendable {
             guard let chunk, !chunk.isEmpty else {
                 ended = true
                 try? file?.close()
+                source.progress?.finish()
                 return nil
             }
             if response.chunkInterval > .zero, sent > 0 { try await Task.sleep(for: response.chunkInterval) }

@@ -81,3 +81,39 @@ enum Feeds {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 }
+
+extension StubTransferTests {
+    @Test func a416ToAResumedDownloadDiscardsThePartialFileAndStartsAfresh() async throws {
+        // GIVEN a partial file with its resume record, and a server that cannot serve the rest (416)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let whole = Data("the whole file".utf8)
+        let stub = StubExecutor()
+            .stub(where: { $0.headers["Range"] != nil }, with: .status(416))
+            .stub(.get, "/files/{name}", with: .data(whole, headers: ["ETag": "\"v2\""]))
+        let request = try await Feeds.$file.makeRequest(with: "a", using: configuration(stub))
+        let partial = folder.appendingPathComponent(".copy.bin.courier-partial")
+        try Data(repeating: 0xEE, count: 40).write(to: partial)
+        try Data("\(request.url.absoluteString)\n\"v1\"".utf8).write(to: partial.appendingPathExtension("resume"))
+        let destination = folder.appendingPathComponent("copy.bin")
+
+        // WHEN the download runs
+        let response = try await Feeds.$file.download(with: "a", to: destination, using: configuration(stub))
+
+        // THEN it asked for the rest once, then downloaded the whole file afresh
+        #expect(stub.requests.map { $0.headers["Range"] } == ["bytes=40-", nil])
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["copy.bin"])
+    }
+
+    @Test func aStubbedStreamFinishesItsProgress() async throws {
+        let stub = StubExecutor().stub(.get, "/events", with: .chunked(["a", "bc"]))
+        let progress = TransferProgress()
+
+        for try await _ in try await Feeds.$events.stream(progress: progress, using: configuration(stub)) {}
+
+        #expect(progress.current == TransferProgress.Snapshot(received: 3, isFinished: true))
+    }
+}

@@ -13,9 +13,9 @@ import Foundation
 /// - `cache.memory-hit` / `cache.disk-hit`: the lookup alone, before decoding — for Courier
 ///   `cachedResponse(for:)` (key digest, lookup, `Vary` and freshness check, the response value); for the
 ///   baseline `URLCache.cachedResponse(for:)`. Targets: ≤ 5 µs from memory, ≤ 200 µs from disk.
-/// - `cache.memory-call` / `cache.disk-call`: the whole decoded call — `$repos.request(with:)` answered by the
-///   cache (plugins, cache, validation, decoding into `[Repository]`) against `URLCache.cachedResponse(for:)`
-///   plus `JSONDecoder().decode`.
+/// - `cache.memory-call` / `cache.disk-call`: the whole call — `$repos.request(with:)` answered by the cache
+///   (plugins, cache, status check), its body decoded into `[Repository]` — against
+///   `URLCache.cachedResponse(for:)` plus `JSONDecoder().decode`.
 func registerCacheBenchmarks() {
     let body = Fixtures.small
     let settings = Benchmark.Configuration(

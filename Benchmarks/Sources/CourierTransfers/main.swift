@@ -13,6 +13,12 @@
 import Courier
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -52,6 +58,22 @@ struct Measure: Codable {
     var seconds: Double
     var bytes: Int
     var rssGrowthBytes: Int?
+    /// User + system CPU time: this process's for Courier and raw (libcurl's threads included), the child's for
+    /// curl. Less sensitive than wall time to other work on a shared machine.
+    var cpuSeconds: Double
+}
+
+/// User + system CPU seconds of this process (`RUSAGE_SELF`) or of its waited-for children.
+func cpuTime(children: Bool) -> Double {
+    var usage = rusage()
+    #if os(Linux)
+        let who = children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue
+        _ = getrusage(__rusage_who_t(who), &usage)
+    #else
+        _ = getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// `VmRSS` or `VmHWM` from /proc/self/status, in bytes.
@@ -113,6 +135,7 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
     resetPeak()
     let before = memory("VmRSS")
     let clock = ContinuousClock()
+    let cpuBefore = cpuTime(children: side == .curl)
     let start = clock.now
     switch side {
     case .courier:
@@ -125,9 +148,10 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
         try curlDownload(url, to: destination)
     }
     let elapsed = seconds(clock.now - start)
+    let cpu = cpuTime(children: side == .curl) - cpuBefore
     var growth: Int?
     if side != .curl, let peak = memory("VmHWM"), let before { growth = peak - before }
-    return Measure(seconds: elapsed, bytes: size(of: destination.path), rssGrowthBytes: growth)
+    return Measure(seconds: elapsed, bytes: size(of: destination.path), rssGrowthBytes: growth, cpuSeconds: cpu)
 }
 
 func median(_ values: [Double]) -> Double {
@@ -143,6 +167,7 @@ struct Report: Codable {
     var measures: [String: [Measure]]
     var courierOverCurl: [Double]
     var courierOverRaw: [Double]
+    var cpuCourierOverRaw: [Double]
 }
 
 let options = parseOptions()
@@ -165,6 +190,7 @@ if let side = options.only {
 var measures: [Side: [Measure]] = [:]
 var overCurl: [Double] = []
 var overRaw: [Double] = []
+var cpuOverRaw: [Double] = []
 for round in 0..<(options.warmup + options.rounds) {
     let order = round % 2 == 0 ? Side.allCases : Side.allCases.reversed()
     var times: [Side: Measure] = [:]
@@ -177,13 +203,15 @@ for round in 0..<(options.warmup + options.rounds) {
     // Throughput ratio: the baseline's time over Courier's.
     overCurl.append(curl.seconds / courier.seconds)
     overRaw.append(raw.seconds / courier.seconds)
+    cpuOverRaw.append(courier.cpuSeconds / raw.cpuSeconds)
     let mb = Double(courier.bytes) / 1_048_576
-    print(
-        String(
-            format:
-                "round %d: courier %.2f s (%.0f MiB/s, +%d MiB RSS), raw %.2f s, curl %.2f s; ×curl %.3f, ×raw %.3f",
-            round + 1 - options.warmup, courier.seconds, mb / courier.seconds, (courier.rssGrowthBytes ?? 0) >> 20,
-            raw.seconds, curl.seconds, overCurl.last ?? 0, overRaw.last ?? 0))
+    let line = String(
+        format: "round %d: courier %.2f s (%.0f MiB/s, +%d MiB RSS, CPU %.2f s), raw %.2f s (CPU %.2f s), "
+            + "curl %.2f s (CPU %.2f s); ×curl %.3f, ×raw %.3f",
+        round + 1 - options.warmup, courier.seconds, mb / courier.seconds, (courier.rssGrowthBytes ?? 0) >> 20,
+        courier.cpuSeconds, raw.seconds, raw.cpuSeconds, curl.seconds, curl.cpuSeconds, overCurl.last ?? 0,
+        overRaw.last ?? 0)
+    print(line)
 }
 
 let bytes = measures[.courier]?.first?.bytes ?? 0
@@ -191,8 +219,8 @@ func summary(_ side: Side, _ all: [Measure], bytes: Int) -> String {
     let time = median(all.map(\.seconds))
     let peak = all.compactMap(\.rssGrowthBytes).max().map { "\($0 >> 20) MiB" } ?? "-"
     return String(
-        format: "%@: median %.2f s, %.0f MiB/s, max RSS growth %@", side.rawValue, time,
-        Double(bytes) / 1_048_576 / time, peak)
+        format: "%@: median %.2f s, %.0f MiB/s, median CPU %.2f s, max RSS growth %@", side.rawValue, time,
+        Double(bytes) / 1_048_576 / time, median(all.map(\.cpuSeconds)), peak)
 }
 print("\n\(bytes) bytes, \(options.rounds) rounds after \(options.warmup) warm-up")
 for side in Side.allCases { print(summary(side, measures[side] ?? [], bytes: bytes)) }
@@ -204,11 +232,15 @@ print(
     String(
         format: "Courier / raw URLSession download task: median %.3f× (%.3f–%.3f)", median(overRaw), overRaw.min() ?? 0,
         overRaw.max() ?? 0))
+print(
+    String(
+        format: "CPU time, Courier / raw: median %.3f× (%.3f–%.3f)", median(cpuOverRaw), cpuOverRaw.min() ?? 0,
+        cpuOverRaw.max() ?? 0))
 if let json = options.json {
     let report = Report(
         bytes: bytes, rounds: options.rounds,
         measures: Dictionary(uniqueKeysWithValues: measures.map { ($0.key.rawValue, $0.value) }),
-        courierOverCurl: overCurl, courierOverRaw: overRaw)
+        courierOverCurl: overCurl, courierOverRaw: overRaw, cpuCourierOverRaw: cpuOverRaw)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try encoder.encode(report).write(to: URL(fileURLWithPath: json))

@@ -193,10 +193,12 @@ enum HTTPCaching {
         }
         // A credential in the query (an API key an auth plugin appended) is already in the URL part of the
         // key; it still marks the request as one with credentials.
-        if urlText.contains("?"), request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) }) {
+        if urlText.utf8.contains(UInt8(ascii: "?")),
+            request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) })
+        {
             hasCredentials = true
         }
-        if urlText.contains("@"),
+        if urlText.utf8.contains(UInt8(ascii: "@")),
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
             components.user != nil || components.password != nil
         {

@@ -117,6 +117,26 @@ public final class ResponseCache: Sendable {
 
     @TaskLocal static var pass: Pass?
 
+    @TaskLocal static var readModeOverride: CachePolicy.ReadMode?
+
+    /// Runs `operation` with every call in it (in this task and the tasks it creates) reading as `mode`,
+    /// whatever the endpoints' policies say; writing, expiry and keys still follow the policies.
+    ///
+    /// ```swift
+    /// // Offline: show what the cache has, never wait for the network.
+    /// let product: Product = try await ResponseCache.withReadMode(.cacheOnly) {
+    ///     try await Shop.$product.request(with: 42)
+    /// }
+    /// ```
+    @discardableResult
+    public static func withReadMode<Result>(
+        _ mode: CachePolicy.ReadMode,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $readModeOverride.withValue(mode, operation: operation, isolation: isolation)
+    }
+
     /// Answers `request` from the cache or through `executor`, following its policy.
     func respond(to request: APIRequest, executor: any APIExecutor) async throws -> APIResponse {
         // Only in-memory responses are cached: a download to a file or a stream passes straight through.
@@ -130,7 +150,11 @@ public final class ResponseCache: Sendable {
             case .cachedAnyAge?: .cacheOnly
             case .network?: .networkOnly
             // request(with:) returns one value: the network's in cache-then-network.
-            case nil: policy.read == .cacheThenNetwork ? .networkOnly : policy.read
+            case nil:
+                switch Self.readModeOverride ?? policy.read {
+                case .cacheThenNetwork: .networkOnly
+                case let mode: mode
+                }
             }
         let uses = policy.methods.contains(request.method) && (mode != .networkOnly || !policy.write.isEmpty)
         guard uses || policy.deduplicatesInFlightRequests,

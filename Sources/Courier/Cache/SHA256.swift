@@ -19,7 +19,6 @@ struct SHA256 {
     )
     private var block: [UInt8] = []
     private var length: UInt64 = 0
-    private var schedule = [UInt32](repeating: 0, count: 64)
 
     init() {
         block.reserveCapacity(64)
@@ -58,19 +57,41 @@ struct SHA256 {
 
     /// The digest as 64 lowercase hexadecimal characters.
     mutating func finalizeHex() -> String {
-        let digest = finalize()
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        pad()
+        let words = state
+        return String(unsafeUninitializedCapacity: 64) { text in
+            let digits: StaticString = "0123456789abcdef"
+            var index = 0
+            // The state is a tuple of eight UInt32, laid out one after the other.
+            withUnsafeBytes(of: words) { raw in
+                for offset in stride(from: 0, to: 32, by: 4) {
+                    let word = raw.load(fromByteOffset: offset, as: UInt32.self)
+                    for shift in stride(from: 28, through: 0, by: -4) {
+                        text[index] = digits.utf8Start[Int((word >> UInt32(shift)) & 0x0F)]
+                        index += 1
+                    }
+                }
+            }
+            return 64
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The 32-byte digest.
     mutating func finalize() -> [UInt8] {
+        pad()
+        var digest = [UInt8]()
+        digest.reserveCapacity(32)
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
+            digest.append(UInt8(truncatingIfNeeded: word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
+        }
+        return digest
+    }
+
+    /// Appends the padding and the length, and compresses the last block(s).
+    private mutating func pad() {
         let bitLength = length &* 8
         block.append(0x80)
         if block.count > 56 {
@@ -84,15 +105,6 @@ struct SHA256 {
         }
         compress()
         block.removeAll(keepingCapacity: true)
-        var digest = [UInt8]()
-        digest.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            digest.append(UInt8(truncatingIfNeeded: word >> 24))
-            digest.append(UInt8(truncatingIfNeeded: word >> 16))
-            digest.append(UInt8(truncatingIfNeeded: word >> 8))
-            digest.append(UInt8(truncatingIfNeeded: word))
-        }
-        return digest
     }
 
     /// The hexadecimal digest of one string.
@@ -104,40 +116,42 @@ struct SHA256 {
     }
 
     private mutating func compress() {
-        for index in 0..<16 {
-            let base = index * 4
-            schedule[index] =
-                UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
-                | UInt32(block[base + 3])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for index in 0..<16 {
+                let base = index * 4
+                schedule[index] =
+                    UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
+                    | UInt32(block[base + 3])
+            }
+            for index in 16..<64 {
+                let w15 = schedule[index - 15]
+                let w2 = schedule[index - 2]
+                let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
+                let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
+                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            for index in 0..<64 {
+                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let temp2 = s0 &+ majority
+                h = g
+                g = f
+                f = e
+                e = d &+ temp1
+                d = c
+                c = b
+                b = a
+                a = temp1 &+ temp2
+            }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+                state.7 &+ h
+            )
         }
-        for index in 16..<64 {
-            let w15 = schedule[index - 15]
-            let w2 = schedule[index - 2]
-            let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
-            let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
-            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for index in 0..<64 {
-            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
-            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = s0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ temp1
-            d = c
-            c = b
-            b = a
-            a = temp1 &+ temp2
-        }
-        state = (
-            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
-            state.7 &+ h
-        )
     }
 }
 

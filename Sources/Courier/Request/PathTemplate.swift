@@ -5,6 +5,8 @@ struct PathTemplate: Sendable {
         /// Literal text, already percent-encoded for a path.
         case literal(String)
         case placeholder(String)
+        /// A `{name...}` placeholder: a value of several segments, each encoded, its `/` kept.
+        case segments(String)
         /// A `/` between segments.
         case separator
     }
@@ -44,8 +46,13 @@ struct PathTemplate: Sendable {
             if var current = name {
                 switch character {
                 case "}":
+                    if current.hasSuffix("...") {
+                        current.removeLast(3)
+                        parts.append(.segments(current))
+                    } else {
+                        parts.append(.placeholder(current))
+                    }
                     if current.isEmpty { valid = false }
-                    parts.append(.placeholder(current))
                     names.append(current)
                     name = nil
                 case "{", "/":
@@ -90,7 +97,7 @@ struct PathTemplate: Sendable {
                 switch part {
                 case .literal(let text): path += text
                 case .separator: path += "/"
-                case .placeholder: break
+                case .placeholder, .segments: break
                 }
             }
             fixedPath = path
@@ -131,8 +138,8 @@ struct PathTemplate: Sendable {
     /// Appends the percent-encoded path, with every placeholder filled by `value(name)`, to `output`.
     ///
     /// Literal text keeps existing `%XX` escapes and encodes anything a path may not contain; values are
-    /// encoded as one segment (`/` becomes `%2F`). A segment with a placeholder may not end up empty,
-    /// `.` or `..`.
+    /// encoded as one segment (`/` becomes `%2F`), except in a `{name...}` placeholder, whose value is split
+    /// at `/` and each segment encoded. A segment with a placeholder may not end up empty, `.` or `..`.
     func render(
         into output: inout String,
         value: (String) throws(RequestProblemError) -> String
@@ -160,6 +167,19 @@ struct PathTemplate: Sendable {
             case .placeholder(let name):
                 PercentEncoding.append(try value(name), allowing: .unreserved, to: &output)
                 segmentPlaceholder = segmentPlaceholder ?? name
+            case .segments(let name):
+                // Each segment encoded on its own, the `/` between them kept; every one is checked.
+                for (index, segment) in try value(name).split(separator: "/", omittingEmptySubsequences: false)
+                    .enumerated()
+                {
+                    if index > 0 {
+                        try closeSegment()
+                        output += "/"
+                        segmentStart = output.utf8.count
+                    }
+                    PercentEncoding.append(String(segment), allowing: .unreserved, to: &output)
+                    segmentPlaceholder = segmentPlaceholder ?? name
+                }
             case .separator:
                 try closeSegment()
                 output += "/"

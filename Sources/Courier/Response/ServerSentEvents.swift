@@ -178,6 +178,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     if hasData { data += "\n" }
                     data += value
                     hasData = true
+                    let request = lines.request
+                    if data.utf8.count > request.maxResponseBytes {
+                        lines.chunks.reader.handle.buffer.cancel()
+                        throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+                    }
                 case "id": if !value.contains("\u{0}") { lastID = String(value) }
                 case "retry":
                     if !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let milliseconds = Int64(value) {

@@ -83,6 +83,15 @@ struct Redactor {
         guard !template.isAbsolute, template.names.contains(where: SensitiveData.isSensitiveKey),
             let path = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath
         else { return nil }
+        // A multi-segment placeholder (`{token...}`) spans a number of segments known only per call: with a
+        // secret name anywhere in such a template, every segment is masked rather than guessing which.
+        if template.parts.contains(where: { if case .segments = $0 { true } else { false } }) {
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            return (
+                path, segments.map { $0.isEmpty ? $0 : mask }.joined(separator: "/"),
+                segments.filter { !$0.isEmpty }
+            )
+        }
         // The template's segments: the literal text of a segment without placeholders, or whether the
         // segment holds a secret placeholder.
         var templateSegments: [(literal: String?, isSecret: Bool)] = [("", false)]
@@ -91,7 +100,7 @@ struct Redactor {
             switch part {
             case .separator:
                 templateSegments.append(("", false))
-            case .placeholder(let name):
+            case .placeholder(let name), .segments(let name):
                 templateSegments[last] = (nil, templateSegments[last].isSecret || SensitiveData.isSensitiveKey(name))
             case .literal(let text):
                 templateSegments[last].literal = templateSegments[last].literal.map { $0 + text }

@@ -94,6 +94,21 @@ import Testing
         #expect(second.data == first.data)
     }
 
+    @Test func aTaskCanOverrideTheReadMode() async throws {
+        let setup = Setup()
+        let endpoint = Self.endpoint(CachePolicy(read: .networkOnly, write: .memory, expiry: .seconds(60)))
+        #expect(try await setup.call(endpoint) == 1)
+        let cached = try await ResponseCache.withReadMode(.cacheElseNetwork) { try await setup.call(endpoint) }
+        #expect(cached == 1)
+        #expect(try await setup.call(endpoint) == 2)  // the endpoint's own mode again outside the scope
+        let other = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .memory), path: "/other")
+        let error = await #expect(throws: APIError.self) {
+            try await ResponseCache.withReadMode(.cacheOnly) { try await setup.call(other) }
+        }
+        #expect(error?.reason == .notCached)
+        #expect(setup.server.hits == 2)
+    }
+
     @Test func cachedResponseReadsWithoutTheNetwork() async throws {
         let setup = Setup()
         let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .disk, expiry: .seconds(60)))
@@ -128,6 +143,19 @@ import Testing
         #expect(try await setup.call(endpoint) == 1)
         setup.clock.advance(0.001)
         #expect(try await setup.call(endpoint) == 2)
+    }
+
+    @Test func cacheOnlyDoesNotServeAStaleEntry() async throws {
+        let setup = Setup(server: NumberingServer(headers: ["ETag": "\"v1\""]))
+        let seed = Self.endpoint(CachePolicy(read: .networkOnly, write: .memory, expiry: .seconds(10)))
+        let cacheOnly = Self.endpoint(CachePolicy(read: .cacheOnly, write: .memory, expiry: .seconds(10)))
+        #expect(try await setup.call(seed) == 1)
+        #expect(try await setup.call(cacheOnly) == 1)
+        setup.clock.advance(10)
+        let error = await #expect(throws: APIError.self) { try await setup.call(cacheOnly) }
+        #expect(error?.reason == .notCached)
+        #expect(error?.description.contains("cache") == true)
+        #expect(setup.server.hits == 1)  // not even a revalidation
     }
 
     @Test func dateExpiryIsFreshBeforeTheDateOnly() async throws {

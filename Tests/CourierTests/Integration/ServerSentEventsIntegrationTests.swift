@@ -20,7 +20,7 @@ enum EventsAPI {
 }
 
 /// Server-Sent Events from a real server (`scripts/sseserver.py`), bytes split across chunks as they come.
-@Suite("Integration: Server-Sent Events", .sseServer)
+@Suite("Integration: Server-Sent Events", .sseServer, .timeLimit(.minutes(1)))
 struct ServerSentEventsIntegrationTests {
     @Test("Every field of the standard, split across chunks: event, multi-line data, id, retry, comments")
     func fields() async throws {

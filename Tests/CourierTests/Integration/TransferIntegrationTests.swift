@@ -62,7 +62,7 @@ struct HeaderRecorder: APIPlugin {
     }
 }
 
-@Suite("Integration: streams", .httpbin)
+@Suite("Integration: streams", .httpbin, .timeLimit(.minutes(1)))
 struct StreamIntegrationTests {
     @Test("/stream-bytes/{n} arrives as several chunks adding up to n bytes, with progress")
     func streamBytes() async throws {
@@ -175,7 +175,7 @@ struct StreamIntegrationTests {
     }
 }
 
-@Suite("Integration: downloads", .httpbin)
+@Suite("Integration: downloads", .httpbin, .timeLimit(.minutes(1)))
 struct DownloadIntegrationTests {
     @Test("A download writes the same bytes as an in-memory call, with progress")
     func download() async throws {

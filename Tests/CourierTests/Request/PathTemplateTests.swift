@@ -36,6 +36,51 @@ import Testing
         #expect(error.request == nil)
     }
 
+    static let object = GET<String>(wrappedValue: .init { ["key": $0] }, "/buckets/b/{key...}")
+
+    /// (value, expected percent-encoded path) for a multi-segment `{key...}` placeholder.
+    static let multiSegmentEncodings: [(String, String)] = [
+        ("photos/2024/a.jpg", "/v2/buckets/b/photos/2024/a.jpg"),
+        ("a.jpg", "/v2/buckets/b/a.jpg"),
+        ("my photos/été 1.jpg", "/v2/buckets/b/my%20photos/%C3%A9t%C3%A9%201.jpg"),
+        ("a?b/c#d", "/v2/buckets/b/a%3Fb/c%23d"),
+        ("100%/x+y", "/v2/buckets/b/100%25/x%2By"),
+        (".../...", "/v2/buckets/b/.../..."),
+        (".well-known/x", "/v2/buckets/b/.well-known/x"),
+    ]
+
+    @Test("{key...} keeps the slashes and encodes each segment", arguments: multiSegmentEncodings)
+    func multiSegmentValueKeepsSlashes(value: String, expectedPath: String) throws {
+        let request = try Self.object.makeRequest(with: value, using: testConfiguration)
+        #expect(request.url.absoluteString == "https://api.example.com" + expectedPath)
+        #expect(request.url.path == expectedPath.removingPercentEncoding)
+    }
+
+    @Test(
+        "{key...} still rejects empty, '.' and '..' segments anywhere in the value",
+        arguments: ["", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../etc/passwd", "a/.."])
+    func multiSegmentRejectsDotAndEmptySegments(value: String) throws {
+        let error = try #require(buildError { try Self.object.makeRequest(with: value, using: testConfiguration) })
+        #expect(error.reason == .invalidRequest(.invalidPathValue(name: "key")))
+    }
+
+    @Test func multiSegmentPlaceholdersMixWithOthers() throws {
+        let file = GET<(bucket: String, key: String)>(
+            wrappedValue: .init { ["bucket": $0.bucket, "key": $0.key, "v": 1] }, "/{bucket}/{key...}.json")
+        let request = try file.makeRequest(with: (bucket: "a/b", key: "x/y z"), using: testConfiguration)
+        #expect(request.url.absoluteString == "https://api.example.com/v2/a%2Fb/x/y%20z.json?v=1")
+        #expect(file.endpoint.pathParameterNames == ["bucket", "key"])
+    }
+
+    @Test func aSecretMultiSegmentValueIsMaskedInDescriptions() throws {
+        let share = GET<String>(wrappedValue: .init { ["token": $0] }, "/share/{token...}")
+        let request = try share.makeRequest(with: "s3cr3t-part-one/s3cr3t-part-two", using: testConfiguration)
+
+        #expect(request.url.path == "/v2/share/s3cr3t-part-one/s3cr3t-part-two")
+        #expect(!"\(request)".contains("s3cr3t"))
+        #expect("\(request)".contains("***"))
+    }
+
     @Test func midSegmentTemplatesWork() throws {
         let file = GET<(name: String, ext: String)>(
             wrappedValue: .init { ["name": $0.name, "ext": $0.ext] },
@@ -99,7 +144,7 @@ import Testing
         #expect(error.reason == .invalidRequest(.unsupportedPathValue(name: "name")))
     }
 
-    @Test(arguments: ["/items/{name", "/items/name}", "/items/{}", "/items/{a/b}", "/items/{{a}}"])
+    @Test(arguments: ["/items/{name", "/items/name}", "/items/{}", "/items/{a/b}", "/items/{{a}}", "/items/{...}"])
     func malformedTemplateIsAnError(path: String) throws {
         let endpoint = GET<String>(wrappedValue: .init { ["name": $0] }, path)
         let error = try #require(buildError { try endpoint.makeRequest(with: "x", using: testConfiguration) })

@@ -82,3 +82,17 @@ import Testing
         #expect(all == [0, 1, 2])
     }
 }
+
+extension ResponseStreamTests {
+    @Test func aStreamNobodyReadsCancelsTheTransferWhenDropped() throws {
+        let cancelled = Locked(false)
+        var continuation: ResponseStream.Continuation?
+        do {
+            let made = ResponseStream.makeStream(for: try Self.request()) { cancelled.withLock { $0 = true } }
+            continuation = made.continuation
+            _ = made.stream
+        }
+        #expect(cancelled.withLock { $0 })
+        #expect(continuation?.isCancelled == true)
+    }
+}

@@ -65,3 +65,19 @@ import Testing
         #expect(error?.reason == .transport(.responseTooLarge))
     }
 }
+
+extension ServerSentEventsTests {
+    @Test func anEventOverTheLimitFailsWithResponseTooLarge() async throws {
+        var request = try GET<Void>("/events").makeRequest(using: testConfiguration)
+        request.responseDelivery = .stream()
+        request.maxResponseBytes = 20
+        let chunks = AsyncStream<Data> { continuation in
+            for _ in 0..<5 { continuation.yield(Data("data: 0123456789\n".utf8)) }
+            continuation.finish()
+        }
+        let error = await #expect(throws: APIError.self) {
+            for try await _ in ResponseStream(chunks, for: request).events {}
+        }
+        #expect(error?.reason == .transport(.responseTooLarge))
+    }
+}

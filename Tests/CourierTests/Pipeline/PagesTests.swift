@@ -1,0 +1,84 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// `Link` header parsing (RFC 8288) and the page rules, above the executor.
+@Suite struct PagesTests {
+    static let list = GET<Void>("/items")
+
+    /// (the first page's `Link` field(s), the path of the next page or nil)
+    static let links: [([String], String?)] = [
+        (["<https://api.example.com/v2/items?page=2>; rel=\"next\""], "/v2/items?page=2"),
+        (["<https://api.example.com/v2/items?page=2>; rel=next"], "/v2/items?page=2"),
+        (["<https://api.example.com/v2/items?page=2>; REL=\"NEXT\""], "/v2/items?page=2"),
+        (["</v2/items?page=2>; rel=\"next\""], "/v2/items?page=2"),
+        (
+            ["<https://api.example.com/v2/items?page=9>; rel=\"last\", </v2/items?page=2>; rel=\"next\""],
+            "/v2/items?page=2"
+        ),
+        (
+            ["<https://x.example/a>; title=\"a, b; c\"; rel=\"prev\", </v2/items?page=2>; rel=\"next last\""],
+            "/v2/items?page=2"
+        ),
+        (
+            ["<https://api.example.com/v2/items?page=9>; rel=\"last\"", "</v2/items?page=2>; rel=\"next\""],
+            "/v2/items?page=2"
+        ),
+        (["<https://api.example.com/v2/items?page=1>; rel=\"prev\""], nil),
+        (["<https://api.example.com/v2/items?page=2>; rel=\"nextish\""], nil),
+        ([], nil),
+    ]
+
+    @Test("The Link rule finds rel=\"next\" wherever it is", arguments: links)
+    func linkHeader(fields: [String], next: String?) async throws {
+        let stub = StubExecutor { request in
+            var headers: HTTPHeaders = ["Content-Type": "application/json"]
+            if request.url.query == nil { for field in fields { headers.add("Link", field) } }
+            return APIResponse(statusCode: 200, headers: headers, body: .data(Data("[1]".utf8)), request: request)
+        }
+
+        var pages = 0
+        for try await page in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) {
+            #expect(page == [1])
+            pages += 1
+        }
+
+        let followed: [String] = stub.requests.dropFirst().map { request in
+            request.url.path + "?" + (request.url.query ?? "")
+        }
+        let expected: [String] = next.map { [$0] } ?? []
+        #expect(pages == (next == nil ? 1 : 2))
+        #expect(followed == expected)
+    }
+
+    @Test("A page that names itself as the next one ends the list")
+    func selfLinkEnds() async throws {
+        let stub = StubExecutor { request in
+            APIResponse(
+                statusCode: 200, headers: ["Link": "<\(request.url.absoluteString)>; rel=\"next\""],
+                body: .data(Data("[]".utf8)), request: request)
+        }
+        var pages = 0
+        for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) { pages += 1 }
+        #expect(pages == 1)
+    }
+
+    @Test("A failing page throws the APIError of its call and ends the list")
+    func failingPageThrows() async throws {
+        let stub = StubExecutor { request in
+            let first = request.url.query == nil
+            return APIResponse(
+                statusCode: first ? 200 : 503, headers: first ? ["Link": "</v2/items?page=2>; rel=next"] : [:],
+                body: .data(Data("[]".utf8)), request: request)
+        }
+        var pages = 0
+        let error = await #expect(throws: APIError.self) {
+            for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) {
+                pages += 1
+            }
+        }
+        #expect(pages == 1)
+        #expect(error?.reason == .unacceptableStatus(.serverError))
+    }
+}
