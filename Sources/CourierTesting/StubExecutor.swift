@@ -196,18 +196,16 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
 }
 
 private final class RequestLog: Sendable {
-    private let lock = NSLock()
-    // nonisolated(unsafe): every access goes through `lock`.
-    nonisolated(unsafe) private var stored: [(request: APIRequest, body: Data)] = []
+    private let stored = LockedBox<[(request: APIRequest, body: Data)]>([])
 
-    var requests: [APIRequest] { lock.withLock { stored.map(\.request) } }
-    var bodies: [Data] { lock.withLock { stored.map(\.body) } }
+    var requests: [APIRequest] { stored.value.map(\.request) }
+    var bodies: [Data] { stored.value.map(\.body) }
 
     func append(_ request: APIRequest, body: Data) {
-        lock.withLock { stored.append((request, body)) }
+        stored.withLock { $0.append((request, body)) }
     }
 
     func clear() {
-        lock.withLock { stored.removeAll() }
+        stored.withLock { $0.removeAll() }
     }
 }

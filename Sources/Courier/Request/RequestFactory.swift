@@ -26,8 +26,8 @@ enum RequestFactory {
             let context = ParameterEncodingContext(
                 endpoint: endpoint,
                 options: options,
-                jsonEncoder: encoding.options.map { configuration.encoder.writingDates($0.dates) }
-                    ?? configuration.encoder
+                jsonEncoder: encoding.options.map { configuration.encoder.coder.writingDates($0.dates) }
+                    ?? configuration.encoder.coder
             )
             placed = try PlacedParameters(parameters, pathNames: template.names, encoding: encoding, context: context)
         } catch let error as RequestProblemError {

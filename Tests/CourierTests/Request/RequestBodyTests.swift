@@ -183,7 +183,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .secondsSince1970
-        configuration.encoder = encoder
+        configuration.encoder = .init(encoder)
         let date = Date(timeIntervalSince1970: 86_400)
         let dictionary = POST<Date>(wrappedValue: .init { ["startDate": $0] }, "/events")
         let model = POST<Date>(wrappedValue: .init { Event(startDate: $0) }, "/events")
