@@ -179,17 +179,15 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
 }
 
 private final class RequestLog: Sendable {
-    private let lock = NSLock()
-    // nonisolated(unsafe): every access goes through `lock`.
-    nonisolated(unsafe) private var stored: [APIRequest] = []
+    private let stored = LockedBox<[APIRequest]>([])
 
-    var requests: [APIRequest] { lock.withLock { stored } }
+    var requests: [APIRequest] { stored.value }
 
     func append(_ request: APIRequest) {
-        lock.withLock { stored.append(request) }
+        stored.withLock { $0.append(request) }
     }
 
     func clear() {
-        lock.withLock { stored.removeAll() }
+        stored.withLock { $0.removeAll() }
     }
 }

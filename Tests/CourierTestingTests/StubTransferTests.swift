@@ -117,3 +117,22 @@ extension StubTransferTests {
         #expect(progress.current == TransferProgress.Snapshot(received: 3, isFinished: true))
     }
 }
+
+extension StubTransferTests {
+    @Test(arguments: ["missing-folder/file.bin", ""])
+    func aDestinationOutsideAnExistingFolderFailsBeforeAnyIO(_ relative: String) async throws {
+        let stub = StubExecutor().stub(.get, "/files/{name}", with: .text("body"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // "" is the folder itself.
+        let destination = relative.isEmpty ? folder : folder.appendingPathComponent(relative)
+
+        let error = await #expect(throws: APIError.self) {
+            try await Feeds.$file.download(with: "a", to: destination, using: configuration(stub))
+        }
+
+        #expect(error?.reason == .invalidRequest(.unwritableDestination))
+        #expect(stub.requests.isEmpty)
+    }
+}

@@ -85,6 +85,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         /// The endpoint takes a parameter (of the named type) but declares no parameter builder (`= nil`), so
         /// the call's value would not be sent: declare one, for example `= .init { $0 }`.
         case missingParameterBuilder(String)
+        /// A download's destination is not a file URL in an existing folder (or is a folder itself).
+        case unwritableDestination
     }
 
     /// Why a request did not complete.
@@ -418,6 +420,7 @@ extension APIError.RequestProblem: CustomStringConvertible {
         case .missingParameterBuilder(let type):
             "the endpoint takes a \(type) parameter but its parameter builder is nil, so the value would not be "
                 + "sent; declare one, for example `= .init { $0 }`"
+        case .unwritableDestination: "the download's destination is not a file URL in an existing folder"
         }
     }
 }

@@ -31,7 +31,8 @@ extension API {
     ///
     /// - Parameters:
     ///   - parameter: The call's parameter.
-    ///   - destination: A file URL; its folder must exist.
+    ///   - destination: A file URL in an existing folder; anything else fails before any I/O with
+    ///     ``APIError/RequestProblem/unwritableDestination``.
     ///   - resume: Whether to continue a partial file from an earlier attempt.
     ///   - progress: Where bytes received are reported while the call runs; it ends when the call ends.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
@@ -49,6 +50,7 @@ extension API {
         defer { progress?.finish() }
         var request = try makeRequest(with: parameter, using: configuration)
         request.progress = progress
+        try Download.check(destination, for: request)
         return try await Download(request: request, destination: destination)
             .run(resume: resume, configuration: configuration)
     }
@@ -137,6 +139,20 @@ struct Download {
     var partial: URL {
         destination.deletingLastPathComponent().appendingPathComponent(
             ".\(destination.lastPathComponent).courier-partial")
+    }
+
+    /// Throws ``APIError/RequestProblem/unwritableDestination`` before any I/O unless `destination` is a file URL
+    /// in an existing folder, and not a folder itself.
+    static func check(_ destination: URL, for request: APIRequest) throws(APIError) {
+        var isFolder: ObjCBool = false
+        let folder = destination.deletingLastPathComponent().path
+        let exists = FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder)
+        var parentIsFolder: ObjCBool = false
+        guard destination.isFileURL, !(exists && isFolder.boolValue),
+            FileManager.default.fileExists(atPath: folder, isDirectory: &parentIsFolder), parentIsFolder.boolValue
+        else {
+            throw APIError(.invalidRequest(.unwritableDestination), endpoint: request.endpoint, request: request)
+        }
     }
 
     /// What a later attempt needs to resume: the URL and the validator, one per line.

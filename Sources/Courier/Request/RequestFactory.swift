@@ -28,7 +28,7 @@ enum RequestFactory {
                 pathNames: template.names,
                 placement: encoding.placement,
                 options: options,
-                encoder: configuration.encoder
+                encoder: configuration.encoder.coder
             )
         } catch let error as RequestProblemError {
             throw fail(error.problem)

@@ -77,7 +77,7 @@ import Testing
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = .sortedKeys
-        configuration.encoder = encoder
+        configuration.encoder = .init(encoder)
         let endpoint = PUT<Profile>(wrappedValue: .init { $0 }, "/me")
         let request = try endpoint.makeRequest(
             with: Profile(userName: "a", joinedAt: Date(timeIntervalSince1970: 10)),
