@@ -93,7 +93,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 /// - an array literal, sent as a JSON array body: `.init { [$0.first, $0.second] }`;
 /// - any `Encodable & Sendable` model: `.init { $0 }`.
 ///
-/// A `nil` builder means the endpoint has no parameters.
+/// A `nil` builder means the endpoint has no parameters; on an endpoint whose parameter is not `Void` (and
+/// that no `headerBuilder` reads) it is a definition error,
+/// ``APIError/RequestProblem/missingParameterBuilder(_:)``, so a value is never silently dropped.
 public struct APIParameterBuilder<Input>: Sendable {
     let build: @Sendable (Input) -> Parameters
 
