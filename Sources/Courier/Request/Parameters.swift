@@ -154,7 +154,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 ///   ``Parameters/file(_:contentType:parameters:)``, ``Parameters/stream(_:count:contentType:parameters:)``
 ///   with a content type and path or query values.
 ///
-/// A `nil` builder means the endpoint has no parameters.
+/// A `nil` builder means the endpoint has no parameters; on an endpoint whose parameter is not `Void` (and
+/// that no `headerBuilder` reads) it is a definition error,
+/// ``APIError/RequestProblem/missingParameterBuilder(_:)``, so a value is never silently dropped.
 public struct APIParameterBuilder<Input>: Sendable {
     let build: @Sendable (Input) -> Parameters
 
