@@ -124,3 +124,35 @@ public struct DownloadMismatch: Error, Sendable, CustomStringConvertible {
         "a 206 response whose Content-Range (\(contentRange ?? "none")) does not continue the file at \(offset)"
     }
 }
+
+/// A request body read chunk by chunk (a file, a stream, a multipart form), as AsyncHTTPClient sends it: an error
+/// while reading becomes ``BodyReadFailure``, so that the call fails with `.invalidRequest(.unreadableBody)`.
+struct StreamedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let body: RequestBody
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: RequestBodyChunks.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            do {
+                guard let chunk = try await chunks.next() else { return nil }
+                return ByteBuffer(bytes: chunk)
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw BodyReadFailure(underlying: error)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: body.chunks().makeAsyncIterator())
+    }
+}
+
+/// The request body could not be read while it was sent.
+struct BodyReadFailure: Error {
+    let underlying: any Error
+}

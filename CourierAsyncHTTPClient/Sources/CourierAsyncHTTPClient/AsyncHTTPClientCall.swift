@@ -33,7 +33,7 @@ final class AsyncHTTPClientCall: Sendable {
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw error(for: .cancelled) }
         let delivery = request.responseDelivery
-        if !delivery.isStream, delivery.fileURL == nil { return try await runInMemory() }
+        if !delivery.isStream, delivery.fileURL == nil, request.body.isInMemory { return try await runInMemory() }
         let work = Task { try await self.perform() }
         let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
             self.stop(.timedOut, work)
@@ -94,8 +94,13 @@ final class AsyncHTTPClientCall: Sendable {
                 statusCode: statusCode, headers: headers, from: hop.url, to: target, number: redirects)
             switch request.redirectPolicy.decision(for: redirect) {
             case .follow:
+                let next = hop.following(redirect, removingCredentialsOf: request)
+                // A one-shot body already sent cannot be sent again: the redirect is the response.
+                if !next.body.isEmpty, !next.body.isReplayable {
+                    return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
+                }
                 await discard(response.body)
-                hop = hop.following(redirect, removingCredentialsOf: request)
+                hop = next
             case .stop:
                 return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
             case .fail(let refusal):
@@ -124,11 +129,14 @@ final class AsyncHTTPClientCall: Sendable {
         return http
     }
 
-    /// The body to send. Today's request bodies are in memory; a streamed kind becomes
-    /// `.stream(_:length:)` here (AsyncHTTPClient streams request bodies natively).
+    /// The body to send: in-memory bytes as they are, any other kind (a file, a stream, a multipart form)
+    /// streamed chunk by chunk, with its length when it is known.
     private func makeBody(_ body: RequestBody) throws -> HTTPClientRequest.Body? {
-        guard let data = body.data, !data.isEmpty else { return nil }
-        return .bytes(data)
+        if body.isInMemory {
+            guard let data = body.data, !data.isEmpty else { return nil }
+            return .bytes(data)
+        }
+        return .stream(StreamedBody(body: body), length: body.count.map { .known(Int64($0)) } ?? .unknown)
     }
 
     // MARK: - The body
@@ -202,6 +210,11 @@ final class AsyncHTTPClientCall: Sendable {
     func failure(_ error: any Error) -> APIError {
         if let stop = stopped.withLockedValue({ $0 }) { return self.error(for: stop) }
         if let error = error as? APIError { return error }
+        if let error = error as? BodyReadFailure {
+            return APIError(
+                .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request,
+                underlyingError: error.underlying)
+        }
         return APIError(
             TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
             underlyingError: error)

@@ -40,7 +40,8 @@ import NIOHTTP1
 /// timeout bounding the wait for the head and the idle timeout after it; `$endpoint.download(with:to:)`
 /// writes the body to a file, one chunk in memory at a time, and continues a partial file on a matching `206`;
 /// progress reports bytes received as they arrive (and bytes sent in one step, once the body is sent).
-/// Request bodies are sent from memory.
+/// File, stream and multipart request bodies are sent chunk by chunk (with `Content-Length` when their size is
+/// known, chunked otherwise); a one-shot body is not sent twice: a `307`/`308` after it is the response.
 ///
 /// ## The client
 ///
@@ -86,9 +87,9 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         return configuration
     }
 
-    /// Streamed responses, downloads to files, and progress (upload progress as one step, once the body is
-    /// sent); request bodies are in memory.
-    public var supportedTransfers: TransferFeatures { [.streamedResponses, .fileResponses, .progress] }
+    /// Every transfer: streamed responses, downloads to files, file and streamed request bodies, and progress
+    /// (upload progress as one step, once the body is sent).
+    public var supportedTransfers: TransferFeatures { .all }
 
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
     /// its status code.

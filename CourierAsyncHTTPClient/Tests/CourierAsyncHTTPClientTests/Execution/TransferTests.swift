@@ -114,4 +114,59 @@ struct TransferTests {
         #expect(try Data(contentsOf: destination) == whole)
         #expect(mismatch?.underlyingError is DownloadMismatch)
     }
+
+    // MARK: - Request bodies
+
+    struct Echo: Decodable {
+        var headers: [String: String]
+        var body: String
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    static func post(_ body: RequestBody) throws -> APIRequest {
+        let url = try #require(URL(string: try Servers.required().faultServer.absoluteString + "/headers"))
+        return APIRequest(method: .post, url: url, body: body, endpoint: POST<Void>("/headers").endpoint)
+    }
+
+    struct Broken: Error {}
+
+    @Test("A file body is sent chunk by chunk with its Content-Length")
+    func fileBody() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let text = String(repeating: "courier file body ", count: 10_000)
+        try Data(text.utf8).write(to: file)
+
+        let response = try await AsyncHTTPClientExecutor().execute(try Self.post(.file(file)))
+        let echo = try JSONDecoder().decode(Echo.self, from: response.data)
+
+        #expect(echo.body == text)
+        #expect(echo.header("Content-Length") == "\(text.utf8.count)")
+    }
+
+    @Test("A stream body of unknown size is sent chunked; one that fails to read is .unreadableBody")
+    func streamBody() async throws {
+        let parts = ["first ", "second ", "third"].map { Data($0.utf8) }
+        let stream = AsyncThrowingStream<Data, any Error> { continuation in
+            for part in parts { continuation.yield(part) }
+            continuation.finish()
+        }
+        let failing = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("partial".utf8))
+            continuation.finish(throwing: Broken())
+        }
+
+        let response = try await AsyncHTTPClientExecutor().execute(try Self.post(.stream(stream)))
+        let echo = try JSONDecoder().decode(Echo.self, from: response.data)
+        let error = await #expect(throws: APIError.self) {
+            try await AsyncHTTPClientExecutor().execute(try Self.post(.stream(failing)))
+        }
+
+        #expect(echo.body == "first second third")
+        #expect(echo.header("Transfer-Encoding") == "chunked")
+        #expect(error?.reason == .invalidRequest(.unreadableBody), "\(String(describing: error))")
+    }
 }
