@@ -67,4 +67,21 @@ struct LargeTransferIntegrationTests {
         let growth = try #require(report.peakRSSBytes) - (report.baselineRSSBytes ?? 0)
         #expect(growth < FaultMemoryIntegrationTests.bound(Self.growthBound, for: report), "\(report)")
     }
+
+    @Test("A large stream read in a fresh process: memory stays far below the body's size")
+    func streamMemory() async throws {
+        // On Linux a reader that falls behind may hold up to maxResponseBytes (100 MiB by default) of unread bytes;
+        // on Apple platforms the stream's 1 MiB window. Either way, never the whole body.
+        let base = try #require(TransferServers.nginx).absoluteString
+        let size = try #require(TransferServers.bigFileBytes)
+
+        let report = try await Probe.run(
+            "\(base)/big.bin", timeout: .seconds(300), extraArguments: ["--stream"], killAfter: .seconds(300))
+
+        #expect(report.outcome == "ok", "\(report)")
+        #expect(report.bytes == size)
+        let growth = try #require(report.peakRSSBytes) - (report.baselineRSSBytes ?? 0)
+        let bound = min(size / 2, 160 * 1_048_576)
+        #expect(growth < FaultMemoryIntegrationTests.bound(bound, for: report), "\(report)")
+    }
 }
