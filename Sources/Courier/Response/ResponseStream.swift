@@ -1,6 +1,8 @@
 import Foundation
 
-/// A response body handed over as it arrives: an `AsyncSequence` of byte chunks, read once.
+/// A response body handed over as it arrives: an `AsyncSequence` of byte chunks, read once. A chunk holds what
+/// arrived since the last read: when the reader is behind, the chunks that wait are handed over together (up to
+/// 256 KiB at a time), so a reader keeps up with a fast transfer.
 ///
 /// ```swift
 /// let stream = try await Feeds.$live.stream(with: "news")
