@@ -46,5 +46,11 @@ let package = Package(
             name: "CourierTransfers",
             dependencies: [.product(name: "Courier", package: "Courier")]
         ),
+        // A large multipart upload to the upload sink: Courier, raw URLSession and curl alternated in rounds in one
+        // process, with each upload's resident-memory growth; `scripts/bench uploads` runs it.
+        .executableTarget(
+            name: "CourierUploads",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
     ]
 )

@@ -39,6 +39,20 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Courier on AsyncHTTPClientExecutor against raw HTTPClient and raw URLSession over loopback nginx
+        // (scripts/bench-ahc builds it in release and runs it).
+        .executableTarget(
+            name: "CourierAHCBench",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            path: "Benchmarks/CourierAHCBench",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .testTarget(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [

@@ -15,11 +15,11 @@ enum OfflineServer {
             // Any other host (e.g. the closed port on the Responses page) cannot be reached.
             .stub(where: { $0.url.host != host }, with: .error(URLError(.cannotConnectToHost)))
             .route("/get", methods: [.get, .head]) { echo($0, ["url", "args", "headers", "origin"]) }
-            .route("/post", methods: [.post]) { echo($0, bodyEchoKeys) }
+            .route("/post", methods: [.post]) { try await echo(uploaded($0), bodyEchoKeys) }
             .route("/put", methods: [.put]) { echo($0, bodyEchoKeys) }
             .route("/patch", methods: [.patch]) { echo($0, bodyEchoKeys) }
             .route("/delete", methods: [.delete]) { echo($0, bodyEchoKeys) }
-            .route("/anything", prefix: true) { echo($0, bodyEchoKeys + ["method"]) }
+            .route("/anything", prefix: true) { try await echo(uploaded($0), bodyEchoKeys + ["method"]) }
             .route("/headers") { json(["headers": receivedHeaders($0)]) }
             .route("/ip") { _ in json(["origin": "127.0.0.1"]) }
             .route("/uuid") { _ in json(["uuid": UUID().uuidString.lowercased()]) }
@@ -84,10 +84,36 @@ enum OfflineServer {
     fileprivate static let html: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8"]
     private static let bodyEchoKeys = ["url", "args", "headers", "origin", "data", "form", "files", "json"]
 
+    /// A request whose file or multipart body (read again: it is replayable) is in memory, so `echo` sees it. A
+    /// one-shot stream was read by the stub already and echoes as empty.
+    private static func uploaded(_ request: APIRequest) async throws -> APIRequest {
+        guard !request.body.isInMemory, request.body.isReplayable else { return request }
+        var copy = request
+        var bytes = Data()
+        for try await chunk in request.body.chunks() { bytes.append(chunk) }
+        copy.body = .data(bytes)
+        return copy
+    }
+
     /// What httpbin's `get_dict` returns: the parts of the request named by `keys`.
     private static func echo(_ request: APIRequest, _ keys: [String]) -> StubResponse {
         let body = request.body.data ?? Data()
         let isForm = request.headers[.contentType]?.contains("x-www-form-urlencoded") ?? false
+        // httpbin puts multipart fields in `form` and parts with a filename in `files`.
+        let multipart = MultipartFormContent(body, contentType: request.headers[.contentType])
+        if let multipart {
+            var form: [(String, String)] = []
+            var files: [String: String] = [:]
+            for part in multipart.parts {
+                if part.filename == nil { form.append((part.name, part.text)) } else { files[part.name] = part.text }
+            }
+            let parts: [String: Any] = [
+                "url": request.url.absoluteString, "args": [String: String](), "headers": receivedHeaders(request),
+                "origin": "127.0.0.1", "data": "", "form": semiflatten(form), "files": files, "json": NSNull(),
+                "method": request.method.rawValue,
+            ]
+            return json(parts.filter { keys.contains($0.key) })
+        }
         let parts: [String: Any] = [
             "url": request.url.absoluteString,
             "args": semiflatten(request.queryItems.map { ($0.name, $0.value ?? "") }),

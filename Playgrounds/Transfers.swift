@@ -1,5 +1,6 @@
-// Transfers: bodies that are large, long-lived or open-ended. Downloads go to a file (resumable), streams hand
-// the body over as it arrives (lines, Server-Sent Events), and progress is an AsyncSequence while a call runs.
+// Transfers: bodies that are large, long-lived or open-ended. Uploads send raw bytes, files, streams and
+// multipart forms without holding them in memory; downloads go to a file (resumable), streams hand the body
+// over as it arrives (lines, Server-Sent Events), and progress is an AsyncSequence while a call runs.
 import Courier
 import CourierTesting
 import Foundation
@@ -28,6 +29,29 @@ enum Transfers {
 
     @GET("/status/{code}")
     static var status: APIParameterBuilder<Int>? = .init { ["code": $0] }
+
+    // Uploads. `Data` and file `URL` parameters are bodies: the bytes as they are, the file streamed from disk.
+    @POST("/anything/notes/{id}")
+    static var note: APIParameterBuilder<(id: Int, text: String)>? = .init {
+        .data(Data($0.text.utf8), contentType: "text/plain; charset=utf-8", parameters: ["id": $0.id, "draft": true])
+    }
+
+    @PUT("/anything/backup")
+    static var backup: APIParameterBuilder<URL>? = .init { $0 }
+
+    // A multipart form from the same dictionary literal: text fields, and files from disk or memory.
+    @POST("/post", encoding: .multipart)
+    static var photo: APIParameterBuilder<(title: String, file: URL)>? = .init {
+        [
+            "title": $0.title, "tags": ["beach", "2024"],
+            "photo": .file($0.file, contentType: "image/jpeg"),
+            "thumbnail": .data(Data("tiny".utf8), filename: "thumb.txt", contentType: "text/plain"),
+        ]
+    }
+
+    // Some names in the query string, the rest in the JSON body.
+    @POST("/anything/search", encoding: .json.querying("version"))
+    static var search: APIParameterBuilder<String>? = .init { ["version": 2, "text": $0] }
 }
 
 @MainActor
@@ -38,6 +62,27 @@ enum TransfersPage {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("range.bin")
+
+        Console.step("Raw bytes as the body, with a content type and path/query values next to them")
+        let note: Echo = try await Transfers.$note.request(with: (id: 7, text: "Buy milk"))
+        Console.result("\(note.url ?? "") ← \(note.data ?? "") (\(note.header("Content-Type") ?? "?"))")
+
+        Console.step("A file URL parameter streams the file from disk (Content-Length: its size)")
+        let file = folder.appendingPathComponent("backup.txt")
+        try Data(String(repeating: "row\n", count: 1000).utf8).write(to: file)
+        let backup: Echo = try await Transfers.$backup.request(with: file)
+        Console.result("\(backup.method ?? "") received \(backup.data?.utf8.count ?? 0) bytes")
+
+        Console.step("`encoding: .multipart`: fields and files streamed part by part (RFC 7578)")
+        let photoFile = folder.appendingPathComponent("beach.jpg")
+        try Data("not really a jpeg".utf8).write(to: photoFile)
+        let form: UploadEcho = try await Transfers.$photo.request(with: (title: "Holidays", file: photoFile))
+        Console.result("form: \(form.form.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        Console.result("files: \(form.files.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+
+        Console.step("`.json.querying(\"version\")`: POST /search?version=2 with the rest as the JSON body")
+        let search: Echo = try await Transfers.$search.request(with: "lamp")
+        Console.result("\(search.url ?? "") ← \(search.data ?? "")")
 
         Console.step("`download(with:to:progress:)` writes the body to a file; progress is an AsyncSequence")
         let progress = TransferProgress()
@@ -110,4 +155,10 @@ enum TransfersPage {
             Console.result(line)
         }
     }
+}
+
+/// httpbin's echo of a multipart form: fields in `form` (a list when a name repeats), files in `files`.
+struct UploadEcho: Decodable, Sendable {
+    var form: [String: OneOrMany]
+    var files: [String: String]
 }

@@ -47,7 +47,7 @@ let pages = [
     ),
     Page(
         name: "Transfers",
-        summary: "Downloads to files that resume, byte streams, Server-Sent Events, progress.",
+        summary: "Uploads (raw, file, stream, multipart), downloads to files that resume, byte streams, SSE, progress.",
         run: TransfersPage.run
     ),
     Page(

@@ -263,8 +263,8 @@ struct Generator {
         let options = randomOptions()
         var encoding: ParameterEncoding?
         if random.bool() {
-            encoding = ParameterEncoding(
-                random.pick([.query, .json, .form]), options: random.bool() ? randomOptions() : nil)
+            let base: ParameterEncoding = random.pick([.query, .json, .form])
+            encoding = random.bool() ? ParameterEncoding(base.encoder, options: randomOptions()) : base
         }
 
         let parameters: FuzzParameters

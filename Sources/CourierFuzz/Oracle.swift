@@ -5,7 +5,9 @@ import Foundation
 /// a built request against it. Nothing here calls Courier's encoders.
 struct Oracle {
     let fuzzCase: FuzzCase
-    let placement: ParameterEncoding.Placement
+    let placement: Placement
+    /// The date style of JSON bodies: the endpoint's own options, else the configured encoder's (ISO 8601).
+    let jsonDateStyle: ParameterEncodingOptions.DateStyle
     let options: ParameterEncodingOptions
     /// Reasons the call must fail; empty when it must build.
     private(set) var mustFail: [String] = []
@@ -20,8 +22,10 @@ struct Oracle {
         self.fuzzCase = fuzzCase
         let method = fuzzCase.method
         let queryByDefault: [HTTPMethod] = [.get, .head, .delete, .options, .trace, .connect]
-        placement = fuzzCase.encoding?.placement ?? (queryByDefault.contains(method) ? .query : .json)
+        placement =
+            fuzzCase.encoding.map { Placement($0) } ?? (queryByDefault.contains(method) ? .query : .json)
         options = fuzzCase.encoding?.options ?? fuzzCase.configurationOptions
+        jsonDateStyle = fuzzCase.encoding?.options?.dates ?? .iso8601
         judge()
     }
 
@@ -79,12 +83,13 @@ struct Oracle {
         case .named(let named):
             for entry in named {
                 guard let value = entry.value, !pathNames.contains(entry.name) else { continue }
-                checkValue(value, depth: 1 + value.depth, dateStyle: options.dates)
+                checkValue(value, depth: 1 + value.depth, dateStyle: placement == .json ? jsonDateStyle : options.dates)
             }
         case .model(let members):
             let model = FuzzValue.object(members)
-            // Query and form: Courier's tree; JSON: the configured encoder (the default one: ISO 8601 seconds).
-            let style: ParameterEncodingOptions.DateStyle = placement == .json ? .iso8601 : options.dates
+            // Query and form: Courier's tree; JSON: the configured encoder (ISO 8601 seconds unless the endpoint's
+            // options say otherwise).
+            let style: ParameterEncodingOptions.DateStyle = placement == .json ? jsonDateStyle : options.dates
             for (key, value) in members where !pathNames.contains(key) {
                 checkValue(value, depth: 1 + value.depth, dateStyle: style)
             }
@@ -97,7 +102,20 @@ struct Oracle {
             }
         case .list(let values):
             if placement != .json { mustFail.append("list outside JSON") }
-            for value in values { checkValue(value, depth: 1 + value.depth, dateStyle: options.dates) }
+            for value in values { checkValue(value, depth: 1 + value.depth, dateStyle: jsonDateStyle) }
+        }
+    }
+
+    /// Where the parameters go, told from the encoding's encoder.
+    enum Placement {
+        case query, json, form
+
+        init(_ encoding: ParameterEncoding) {
+            switch encoding.encoder {
+            case is JSONParameterEncoder: self = .json
+            case is FormParameterEncoder: self = .form
+            default: self = .query
+            }
         }
     }
 

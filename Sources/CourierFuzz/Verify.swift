@@ -317,7 +317,6 @@ extension Oracle {
     private func verifyJSON(_ body: Data) -> String? {
         let pathNames = Set(fuzzCase.placeholderNames)
         let expected: FuzzValue?
-        var viaEncoder = false
         switch fuzzCase.parameters {
         case .named(let named):
             let members = named.compactMap { entry -> (String, FuzzValue)? in
@@ -331,7 +330,6 @@ extension Oracle {
             expected = members.isEmpty ? nil : .object(members)
         case .model(let members):
             expected = .object(members.filter { !pathNames.contains($0.0) })
-            viaEncoder = true
         case .list(let values):
             expected = .array(values)
         }
@@ -339,8 +337,9 @@ extension Oracle {
         guard let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return "invalid JSON: \(String(decoding: body.prefix(200), as: UTF8.self))"
         }
-        let style: ParameterEncodingOptions.DateStyle = viaEncoder ? .iso8601 : options.dates
-        return jsonMatches(parsed, expected, style) ? nil : "JSON \(String(decoding: body.prefix(200), as: UTF8.self))"
+        // One rule set: the configured encoder writes dictionaries, lists and models alike.
+        return jsonMatches(parsed, expected, jsonDateStyle)
+            ? nil : "JSON \(String(decoding: body.prefix(200), as: UTF8.self))"
     }
 
     /// `text` without U+FEFF: Linux's JSONSerialization drops one at the start of a string and right after an

@@ -13,8 +13,12 @@ import Foundation
 /// the process's peak resident memory. The fault integration tests run it as a child process to bound the
 /// memory a call may use (a gzip bomb, a huge body) without the test process's own allocations in the way.
 ///
+/// With `--upload-file PATH` it POSTs that file instead (streamed from disk); with `--multipart` too, as the
+/// `file` part of a multipart form after a `note` field; `responseText` then holds the answer's body.
+///
 /// ```
 /// CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]
+///     [--upload-file PATH [--multipart]]
 /// {"bytes":0,"outcome":"error","peakRSSBytes":38273024,"reason":"transport failure: the response body is larger
 ///  than the limit for this call","sanitizer":null,"seconds":0.41,"status":null}
 /// ```
@@ -32,6 +36,8 @@ struct CourierProbe {
         var timeout: Duration = .seconds(60)
         var downloadTo: String?
         var stream = false
+        var uploadFile: String?
+        var multipart = false
     }
 
     /// The printed line.
@@ -46,9 +52,11 @@ struct CourierProbe {
         var sanitizer: String?
         /// The resident memory just before the call.
         var baselineRSSBytes: Int?
+        /// The response body as text, for uploads (the sink's report).
+        var responseText: String?
 
         private enum CodingKeys: String, CodingKey {
-            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, baselineRSSBytes
+            case outcome, reason, bytes, seconds, peakRSSBytes, status, sanitizer, baselineRSSBytes, responseText
         }
 
         /// Writes every key, `null` for a missing value, so readers need not guess.
@@ -62,11 +70,13 @@ struct CourierProbe {
             try container.encode(status, forKey: .status)
             try container.encode(sanitizer, forKey: .sanitizer)
             try container.encode(baselineRSSBytes, forKey: .baselineRSSBytes)
+            try container.encode(responseText, forKey: .responseText)
         }
     }
 
     static let usage =
         "usage: CourierProbe <url> [--max-response-bytes N] [--timeout SECONDS] [--download-to PATH | --stream]"
+        + " [--upload-file PATH [--multipart]]"
 
     static func main() async {
         let options: Options
@@ -88,7 +98,19 @@ struct CourierProbe {
         let start = clock.now
         var report: Report
         do {
-            if let path = options.downloadTo {
+            if let path = options.uploadFile {
+                let file = URL(fileURLWithPath: path)
+                let response: APIResponse
+                if options.multipart {
+                    let upload = POST<URL>(options.url, encoding: .multipart) { ["note": "probe", "file": .file($0)] }
+                    response = try await upload.request(with: file, using: configuration)
+                } else {
+                    response = try await POST<URL>(wrappedValue: .init { $0 }, options.url).request(
+                        with: file, using: configuration)
+                }
+                report = Report(outcome: "ok", bytes: response.data.count, seconds: 0, status: response.statusCode)
+                report.responseText = String(decoding: response.data, as: UTF8.self)
+            } else if let path = options.downloadTo {
                 let response = try await endpoint.download(
                     to: URL(fileURLWithPath: path), resume: false, using: configuration)
                 let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
@@ -137,6 +159,8 @@ struct CourierProbe {
         var timeout: Duration?
         var downloadTo: String?
         var stream = false
+        var uploadFile: String?
+        var multipart = false
         var index = 0
         func value(after flag: String) throws -> String {
             index += 1
@@ -162,6 +186,10 @@ struct CourierProbe {
                 downloadTo = try value(after: argument)
             case "--stream":
                 stream = true
+            case "--upload-file":
+                uploadFile = try value(after: argument)
+            case "--multipart":
+                multipart = true
             default:
                 guard url == nil, !argument.hasPrefix("-") else {
                     throw UsageError(description: "unexpected argument \(argument)")
@@ -178,6 +206,8 @@ struct CourierProbe {
         if let timeout { options.timeout = timeout }
         options.downloadTo = downloadTo
         options.stream = stream
+        options.uploadFile = uploadFile
+        options.multipart = multipart
         return options
     }
 

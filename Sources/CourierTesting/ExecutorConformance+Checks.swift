@@ -7,7 +7,7 @@ extension ExecutorConformance {
         let check: Check
         let executor: any APIExecutor
         let servers: Servers
-        private let recorded = LockedState<[Failure]>([])
+        private let recorded = LockedBox<[Failure]>([])
 
         init(check: Check, executor: any APIExecutor, servers: Servers) {
             self.check = check

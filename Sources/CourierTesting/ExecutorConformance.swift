@@ -216,7 +216,7 @@ final class Once<Value: Sendable>: Sendable {
         case queued
     }
 
-    private let state = LockedState(State.waiting([]))
+    private let state = LockedBox(State.waiting([]))
 
     /// Sets the value unless it is already set, and wakes whoever waits.
     func resolve(_ value: Value) {
@@ -244,22 +244,5 @@ final class Once<Value: Sendable>: Sendable {
                 if case .ready(let value) = wait { continuation.resume(returning: value) }
             }
         }
-    }
-}
-
-/// A value behind a lock (Foundation's `NSLock`: the package supports platforms older than `Synchronization`).
-final class LockedState<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

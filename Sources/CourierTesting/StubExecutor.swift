@@ -108,6 +108,11 @@ public struct StubExecutor: APIExecutor {
     /// Every request received so far, in order, including unstubbed ones.
     public var requests: [APIRequest] { log.requests }
 
+    /// The bytes each recorded request sent, in the order of ``requests``: in-memory bodies as they are; files,
+    /// streams and multipart forms as the stub read them when the request arrived (read them apart with
+    /// ``MultipartFormContent``).
+    public var sentBodies: [Data] { log.bodies }
+
     /// The requests made to `endpoint` (same method and path template), in order.
     public func requests<Parameter, Method>(to endpoint: API<Parameter, Method>) -> [APIRequest] {
         requests.filter {
@@ -147,8 +152,20 @@ public struct StubExecutor: APIExecutor {
     public var supportedTransfers: TransferFeatures { .all }
 
     /// Records `request` and answers it from the first matching stub.
+    ///
+    /// The body is read whole as a real executor would send it (a file from disk, a multipart form part by part,
+    /// a stream to its end) and recorded in ``sentBodies``; a body that cannot be read (a stream read before, a
+    /// file that changed) fails with ``/Courier/APIError/RequestProblem/unreadableBody``, as it would on the network.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
-        log.append(request)
+        var sent = Data()
+        do {
+            for try await chunk in request.body.chunks() { sent.append(chunk) }
+        } catch {
+            log.append(request, body: sent)
+            throw APIError(
+                .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request, underlyingError: error)
+        }
+        log.append(request, body: sent)
         if let rule = rules.first(where: { $0.matches(request) }) {
             return try await rule.respond(request).answer(request)
         }
@@ -179,17 +196,16 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
 }
 
 private final class RequestLog: Sendable {
-    private let lock = NSLock()
-    // nonisolated(unsafe): every access goes through `lock`.
-    nonisolated(unsafe) private var stored: [APIRequest] = []
+    private let stored = LockedBox<[(request: APIRequest, body: Data)]>([])
 
-    var requests: [APIRequest] { lock.withLock { stored } }
+    var requests: [APIRequest] { stored.value.map(\.request) }
+    var bodies: [Data] { stored.value.map(\.body) }
 
-    func append(_ request: APIRequest) {
-        lock.withLock { stored.append(request) }
+    func append(_ request: APIRequest, body: Data) {
+        stored.withLock { $0.append((request, body)) }
     }
 
     func clear() {
-        lock.withLock { stored.removeAll() }
+        stored.withLock { $0.removeAll() }
     }
 }

@@ -31,7 +31,7 @@ private let configuration = APIConfiguration(baseURL: URL(string: "https://api.e
         let endpoint = await MainActorBook.$addNote
         let request = try endpoint.makeRequest(with: (title: "a", pinned: true), using: configuration)
         #expect(request.method == .post)
-        #expect(request.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"title":"a","pinned":true}"#)
+        #expect(request.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"pinned":true,"title":"a"}"#)
     }
 
     @Test func voidEndpointsTakeNoArgument() async throws {

@@ -8,8 +8,10 @@ import NIOHTTP1
 /// One call of ``AsyncHTTPClientExecutor``: sends the request and every redirect hop the policy allows,
 /// reads the body within the size limit, and ends at the call's deadline or when the caller is cancelled.
 ///
-/// The work runs in a task of its own, so that the deadline timer (on the client's event loops: cheap, and
-/// exact) can cancel it even while it waits for body bytes; cancelling that task cancels the HTTP request.
+/// A body held in memory (the default) takes the path of `AsyncHTTPClientCall+Memory.swift`: AsyncHTTPClient's
+/// delegate interface, whose deadline covers the whole hop. A stream or a download runs here, in a task of its
+/// own, so that the deadline (``DeadlineTimer``, one timer for every call) can cancel it even while it waits for
+/// body bytes; cancelling that task cancels the HTTP request.
 final class AsyncHTTPClientCall: Sendable {
     /// Why the call stopped before its work ended.
     enum Stop: Sendable {
@@ -17,9 +19,10 @@ final class AsyncHTTPClientCall: Sendable {
         case timedOut
     }
 
-    private let request: APIRequest
-    private let client: HTTPClient
-    private let stopped = NIOLockedValueBox<Stop?>(nil)
+    let request: APIRequest
+    let client: HTTPClient
+    /// Why the call stopped, once it did.
+    let stopped = NIOLockedValueBox<Stop?>(nil)
 
     init(request: APIRequest, client: HTTPClient) {
         self.request = request
@@ -29,15 +32,25 @@ final class AsyncHTTPClientCall: Sendable {
     /// Runs the call and returns the final response.
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw error(for: .cancelled) }
+        let delivery = request.responseDelivery
+        if !delivery.isStream, delivery.fileURL == nil { return try await runInMemory() }
         let work = Task { try await self.perform() }
-        let timer = client.eventLoopGroup.any().scheduleTask(in: TimeAmount(request.timeout)) {
+        let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
             self.stop(.timedOut, work)
         }
-        defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            try await work.value
-        } onCancel: {
-            self.stop(.cancelled, work)
+        defer { DeadlineTimer.shared.remove(timer) }
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await work.value
+            } onCancel: {
+                self.stop(.cancelled, work)
+            }
+            // A stream's progress ends with the stream.
+            if response.body.stream == nil { request.progress?.finish() }
+            return response
+        } catch {
+            request.progress?.finish()
+            throw error
         }
     }
 
@@ -73,7 +86,7 @@ final class AsyncHTTPClientCall: Sendable {
                 let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: hop.url)?.absoluteURL
             else {
-                return try await finish(response, url: hop.url)
+                return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
             }
             redirects += 1
             let headers = Courier.HTTPHeaders(response.headers)
@@ -84,7 +97,7 @@ final class AsyncHTTPClientCall: Sendable {
                 await discard(response.body)
                 hop = hop.following(redirect, removingCredentialsOf: request)
             case .stop:
-                return try await finish(response, url: hop.url)
+                return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
             case .fail(let refusal):
                 await discard(response.body)
                 let redirectResponse = APIResponse(
@@ -97,7 +110,7 @@ final class AsyncHTTPClientCall: Sendable {
     }
 
     /// The status codes that redirect (with a `Location`).
-    private static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
+    static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The request of one hop as an `HTTPClientRequest`.
     private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
@@ -120,21 +133,36 @@ final class AsyncHTTPClientCall: Sendable {
 
     // MARK: - The body
 
-    /// Reads the body of the final response within the size limit and makes the call's response.
-    private func finish(_ response: HTTPClientResponse, url: URL) async throws -> APIResponse {
-        let limit = request.maxResponseBytes
-        let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-        if let declared, declared > limit {
-            let encoding = response.headers.first(name: "Content-Encoding")?.lowercased()
-            // An encoded body's length is that of the encoded bytes: count the decoded ones as they arrive.
-            if encoding == nil || encoding == "identity" { throw tooLarge() }
+    /// Hands the body of the final response over as the request's delivery asks (a `2xx` to a stream or a
+    /// file; anything else in memory, within the size limit) and makes the call's response.
+    private func finish(_ response: HTTPClientResponse, url: URL, sent: Int) async throws -> APIResponse {
+        // AsyncHTTPClient reports no upload progress: the body has been sent once the head arrives.
+        request.progress?.reportSent(Int64(sent), expected: Int64(sent))
+        let statusCode = Int(response.status.code)
+        let headers = Courier.HTTPHeaders(response.headers)
+        let encoding = response.headers.first(name: "Content-Encoding")?.lowercased()
+        // The declared length is that of the decoded body only without a content encoding.
+        let declared =
+            encoding == nil || encoding == "identity"
+            ? response.headers.first(name: "Content-Length").flatMap { Int64($0) } : nil
+        if (200..<300).contains(statusCode) {
+            let delivery = request.responseDelivery
+            if delivery.isStream { return stream(response, headers: headers, url: url, expected: declared) }
+            if let file = delivery.fileURL {
+                return try await download(
+                    response, headers: headers, url: url, to: file, resumingAt: delivery.resumeOffset,
+                    expected: declared)
+            }
         }
+        let limit = request.maxResponseBytes
+        if let declared, declared > limit { throw tooLarge() }
         var collected: ByteBuffer?
         var received = 0
         do {
             for try await chunk in response.body {
                 received += chunk.readableBytes
                 if received > limit { throw tooLarge() }
+                request.progress?.reportReceived(Int64(received), expected: declared)
                 if collected == nil {
                     collected = chunk
                 } else {
@@ -147,13 +175,7 @@ final class AsyncHTTPClientCall: Sendable {
         // A cancelled body sequence may end early instead of throwing.
         if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
         let data = collected.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data()
-        return APIResponse(
-            statusCode: Int(response.status.code),
-            headers: Courier.HTTPHeaders(response.headers),
-            body: .data(data),
-            url: url,
-            request: request
-        )
+        return APIResponse(statusCode: statusCode, headers: headers, body: .data(data), url: url, request: request)
     }
 
     /// Reads and drops a redirect's body, so that its connection can serve the next request; a long one is
@@ -172,12 +194,12 @@ final class AsyncHTTPClientCall: Sendable {
 
     // MARK: - Errors
 
-    private func tooLarge() -> APIError {
+    @Sendable func tooLarge() -> APIError {
         APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
     }
 
     /// The error to throw for `error`: the stop's reason when the call was stopped, else `error` classified.
-    private func failure(_ error: any Error) -> APIError {
+    func failure(_ error: any Error) -> APIError {
         if let stop = stopped.withLockedValue({ $0 }) { return self.error(for: stop) }
         if let error = error as? APIError { return error }
         return APIError(
@@ -185,7 +207,7 @@ final class AsyncHTTPClientCall: Sendable {
             underlyingError: error)
     }
 
-    private func error(for stop: Stop) -> APIError {
+    func error(for stop: Stop) -> APIError {
         switch stop {
         case .cancelled:
             APIError(

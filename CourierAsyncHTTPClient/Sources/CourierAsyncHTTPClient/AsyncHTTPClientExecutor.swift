@@ -35,6 +35,13 @@ import NIOHTTP1
 ///
 /// Repeated header fields keep their order and stay separate, in requests and in responses.
 ///
+/// Transfers (``supportedTransfers``): `$endpoint.stream(with:)` hands the body over as it arrives, paced by
+/// the reader (AsyncHTTPClient stops reading from the socket while the stream's window is full), with the
+/// timeout bounding the wait for the head and the idle timeout after it; `$endpoint.download(with:to:)`
+/// writes the body to a file, one chunk in memory at a time, and continues a partial file on a matching `206`;
+/// progress reports bytes received as they arrive (and bytes sent in one step, once the body is sent).
+/// Request bodies are sent from memory.
+///
 /// ## The client
 ///
 /// ``init()`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
@@ -78,6 +85,10 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
+
+    /// Streamed responses, downloads to files, and progress (upload progress as one step, once the body is
+    /// sent); request bodies are in memory.
+    public var supportedTransfers: TransferFeatures { [.streamedResponses, .fileResponses, .progress] }
 
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
     /// its status code.

@@ -23,7 +23,8 @@
 /// called from any isolation domain. `Parameter` is the type every call must pass (`Void` for none).
 @propertyWrapper
 public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
-    /// The parameter builder; `nil` means the endpoint sends no parameters.
+    /// The parameter builder; `nil` means the endpoint sends no parameters (an error unless `Parameter` is
+    /// `Void` or a `headerBuilder` reads it).
     public var wrappedValue: APIParameterBuilder<Parameter>?
     /// The endpoint's method, path and settings.
     public let endpoint: APIEndpoint
@@ -38,7 +39,9 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     /// Declares an endpoint.
     ///
     /// - Parameters:
-    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters.
+    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters, which only a `Void`
+    ///     parameter (or one that only `headerBuilder` reads) may have: any other fails with
+    ///     ``APIError/RequestProblem/missingParameterBuilder(_:)`` before any I/O.
     ///   - path: The path, appended to the base URL. `{name}` placeholders take the same-named
     ///     parameter; a query after `?` is kept; an absolute URL ignores the base URL.
     ///   - headers: Headers sent with every call.
@@ -93,7 +96,9 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters.
+    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters, which only a `Void`
+    ///     parameter (or one that only `headerBuilder` reads) may have: any other fails with
+    ///     ``APIError/RequestProblem/missingParameterBuilder(_:)`` before any I/O.
     ///   - path: The path, appended to the base URL.
     ///   - options: The endpoint's settings.
     ///   - headerBuilder: Headers computed from each call's parameter; they replace same-named static headers.

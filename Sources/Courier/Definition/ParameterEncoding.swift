@@ -1,6 +1,8 @@
 import Foundation
 
-/// Where and how an endpoint's parameters are written into the request.
+/// Where and how an endpoint's parameters are written into the request: a ``ParameterEncoder`` (query string,
+/// JSON, form, multipart, or your own), value options, and the names that go to the query string whatever the
+/// encoder.
 ///
 /// Without an explicit choice an endpoint uses its method's ``HTTPMethod/defaultEncoding``: the query
 /// string for `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE`, `CONNECT`, a JSON body for the others.
@@ -8,55 +10,92 @@ import Foundation
 /// ```swift
 /// @POST("/login", encoding: .form)
 /// static var login: APIParameterBuilder<Credentials>? = .init { $0 }
+///
+/// @POST("/search", encoding: .json.querying("version"))   // POST /search?version=2 with {"text":"…"}
+/// static var search: APIParameterBuilder<String>? = .init { ["version": 2, "text": $0] }
+///
+/// @POST("/upload", encoding: .multipart)                     // multipart/form-data, streamed
+/// static var upload: APIParameterBuilder<URL>? = .init { ["title": "Beach", "photo": .file($0)] }
+///
+/// @POST("/orders", encoding: ParameterEncoding(XMLParameterEncoder()))   // a format of your own
+/// static var order: APIParameterBuilder<Order>? = .init { $0 }
 /// ```
 public struct ParameterEncoding: Hashable, Sendable {
-    /// Where parameters go.
-    public enum Placement: String, Hashable, Sendable {
-        /// The URL's query string, RFC 3986 percent-encoded.
-        case query
-        /// A JSON body (`Content-Type: application/json`).
-        case json
-        /// An `application/x-www-form-urlencoded` body.
-        case form
-    }
-
-    /// Where parameters go.
-    public var placement: Placement
+    /// Writes the parameters that no path placeholder and no query name took.
+    public let encoder: any ParameterEncoder
     /// How arrays, booleans, dates and nested values are written; `nil` uses the configuration's
     /// ``APIConfiguration/parameterOptions``.
     public var options: ParameterEncodingOptions?
+    /// Names sent in the query string whatever the encoder, in the order the parameters list them: for an
+    /// endpoint that takes both (`POST /search?version=2` with a JSON body). See ``querying(_:)``.
+    public var queryNames: [String]
 
-    /// Creates an encoding from a placement and optional value options.
-    public init(_ placement: Placement, options: ParameterEncodingOptions? = nil) {
-        self.placement = placement
+    /// Creates an encoding from an encoder and optional value options.
+    public init(_ encoder: some ParameterEncoder, options: ParameterEncodingOptions? = nil, queryNames: [String] = []) {
+        self.encoder = encoder
         self.options = options
+        self.queryNames = queryNames
     }
 
     /// Parameters go to the query string.
-    public static let query = ParameterEncoding(.query)
-    /// Parameters go to a JSON body.
-    public static let json = ParameterEncoding(.json)
+    public static let query = ParameterEncoding(QueryParameterEncoder())
+    /// Parameters go to a JSON body, written by ``APIConfiguration/encoder`` whether they are a dictionary, a
+    /// list or a model.
+    public static let json = ParameterEncoding(JSONParameterEncoder())
     /// Parameters go to an `application/x-www-form-urlencoded` body.
-    public static let form = ParameterEncoding(.form)
+    public static let form = ParameterEncoding(FormParameterEncoder())
+    /// Parameters go to a `multipart/form-data` body, streamed part by part (see ``MultipartParameterEncoder``).
+    public static let multipart = ParameterEncoding(MultipartParameterEncoder())
 
     /// Parameters go to the query string, written with the given options.
     public static func query(_ options: ParameterEncodingOptions) -> ParameterEncoding {
-        ParameterEncoding(.query, options: options)
+        ParameterEncoding(QueryParameterEncoder(), options: options)
     }
 
     /// Parameters go to an `application/x-www-form-urlencoded` body, written with the given options.
     public static func form(_ options: ParameterEncodingOptions) -> ParameterEncoding {
-        ParameterEncoding(.form, options: options)
+        ParameterEncoding(FormParameterEncoder(), options: options)
     }
 
-    /// Parameters go to a JSON body; dates in dictionary parameters are written with the given options.
+    /// Parameters go to a JSON body; dates (in dictionaries and models alike) are written in the options' date
+    /// style instead of the encoder's date strategy.
     public static func json(_ options: ParameterEncodingOptions) -> ParameterEncoding {
-        ParameterEncoding(.json, options: options)
+        ParameterEncoding(JSONParameterEncoder(), options: options)
+    }
+
+    /// Parameters go to a `multipart/form-data` body; text fields are written with the given options.
+    public static func multipart(_ options: ParameterEncodingOptions) -> ParameterEncoding {
+        ParameterEncoding(MultipartParameterEncoder(), options: options)
+    }
+
+    /// This encoding with `names` sent in the query string (with the query rules and options) and the other
+    /// parameters left to the encoder: `.json.querying("version")` sends `?version=2` and a JSON body of the
+    /// rest. For a model parameter, the names are its top-level keys.
+    public func querying(_ names: String...) -> ParameterEncoding {
+        var copy = self
+        copy.queryNames += names
+        return copy
+    }
+
+    /// Whether the encoder writes a body (every encoder but the query string's).
+    public var writesBody: Bool { encoder.writesBody }
+
+    /// Whether two encodings have equal encoders (same type, equal values), options and query names.
+    public static func == (lhs: ParameterEncoding, rhs: ParameterEncoding) -> Bool {
+        AnyHashable(lhs.encoder) == AnyHashable(rhs.encoder) && lhs.options == rhs.options
+            && lhs.queryNames == rhs.queryNames
+    }
+
+    /// Hashes the encoder, the options and the query names.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(AnyHashable(encoder))
+        hasher.combine(options)
+        hasher.combine(queryNames)
     }
 }
 
-/// How values that have no single obvious text form are written into a query string or a form body,
-/// and how dates are written into JSON built from dictionary parameters.
+/// How values that have no single obvious text form are written into a query string, a form body or the
+/// text fields of a multipart body (and, given to ``ParameterEncoding/json(_:)``, how JSON dates are written).
 ///
 /// The defaults: arrays repeat their key (`tag=a&tag=b`), booleans are `true`/`false`, dates are
 /// ISO 8601 in UTC (`2024-05-06T07:08:09Z`), nested values use brackets (`user[name]=x`), and `nil`

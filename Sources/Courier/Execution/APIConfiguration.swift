@@ -34,9 +34,11 @@ public struct APIConfiguration: Sendable {
     /// (for example a session header of your service).
     public var sensitiveHeaders: Set<HTTPHeaderName>
     /// Encodes model parameters into JSON bodies. Default: sorted keys, unescaped slashes, ISO 8601 dates.
-    public var encoder: JSONEncoder
-    /// Decodes JSON responses. Default: ISO 8601 dates.
-    public var decoder: JSONDecoder
+    /// Change its settings in place (`configuration.encoder.keyEncodingStrategy = .convertToSnakeCase`):
+    /// only this configuration changes, not copies of it.
+    public var encoder: CopyOnWriteCoder<JSONEncoder>
+    /// Decodes JSON responses. Default: ISO 8601 dates. Changes made in place stay in this configuration.
+    public var decoder: CopyOnWriteCoder<JSONDecoder>
     /// Decodes response bodies when neither the call nor the endpoint names a decoder, for a service that
     /// does not speak JSON (`XMLResponseDecoder()`); `nil` (the default) for JSON with ``decoder``.
     public var responseDecoder: (any ResponseDecoder)? = nil
@@ -75,8 +77,8 @@ public struct APIConfiguration: Sendable {
         self.redirectPolicy = redirectPolicy
         self.maxResponseBytes = maxResponseBytes
         self.sensitiveHeaders = sensitiveHeaders
-        self.encoder = encoder
-        self.decoder = decoder
+        self.encoder = CopyOnWriteCoder(encoder)
+        self.decoder = CopyOnWriteCoder(decoder)
         self.parameterOptions = parameterOptions
         self.acceptableStatusCodes = acceptableStatusCodes
         self.executor = executor

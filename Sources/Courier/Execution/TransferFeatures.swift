@@ -148,6 +148,11 @@ extension APIRequest {
         case .stream: features.insert(.streamedResponses)
         }
         if progress != nil { features.insert(.progress) }
+        switch body.storage {
+        case .empty, .data: break
+        case .file: features.insert(.fileBodies)
+        case .stream, .multipart: features.insert(.streamedBodies)
+        }
         return features
     }
 }

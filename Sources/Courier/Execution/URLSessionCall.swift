@@ -63,31 +63,46 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> Outcome {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task =
-                    reportsEvents
-                    ? session.dataTask(with: urlRequest)
-                    : session.dataTask(with: urlRequest) { data, response, error in
-                        self.complete(data: data, response: response, error: error)
+                #if canImport(FoundationNetworking)
+                    if StreamUploads.inFlight {
+                        // See StreamUploads: off Swift's threads while a stream body may hold the work queue.
+                        StreamUploads.control.run { self.start(urlRequest, on: session, continuation) }
+                        return
                     }
-                task.delegate = self
-                let started = state.withLock { state -> Bool in
-                    guard state.stop == nil else { return false }
-                    state.task = task
-                    state.continuation = continuation
-                    return true
-                }
-                guard started else {
-                    // Cancelled before the task started: nothing was sent.
-                    task.cancel()
-                    continuation.resume(throwing: error(for: .cancelled))
-                    return
-                }
-                startDeadline()
-                task.resume()
+                #endif
+                start(urlRequest, on: session, continuation)
             }
         } onCancel: {
             stop(.cancelled)
         }
+    }
+
+    /// Creates and resumes the task.
+    private func start(
+        _ urlRequest: URLRequest,
+        on session: URLSession,
+        _ continuation: CheckedContinuation<Outcome, any Error>
+    ) {
+        var handler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
+        if !reportsEvents {
+            handler = { data, response, error in self.complete(data: data, response: response, error: error) }
+        }
+        let task = makeTask(urlRequest, body: request.body, on: session, complete: handler)
+        task.delegate = self
+        let started = state.withLock { state -> Bool in
+            guard state.stop == nil else { return false }
+            state.task = task
+            state.continuation = continuation
+            return true
+        }
+        guard started else {
+            // Cancelled before the task started: nothing was sent.
+            task.cancel()
+            continuation.resume(throwing: error(for: .cancelled))
+            return
+        }
+        startDeadline()
+        task.resume()
     }
 
     // MARK: - Stopping
@@ -96,6 +111,15 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         DeadlineClock.shared.add(self, timeout: request.timeout)
         // A call stopped in between left the clock before it was added: take it out again.
         if state.withLock({ $0.finished }) { DeadlineClock.shared.remove(self) }
+    }
+
+    /// The body could not be read while it was being sent: the call fails with ``APIError/RequestProblem/unreadableBody``.
+    func bodyFailed(_ error: any Error) {
+        stop(
+            .failed(
+                APIError(
+                    .invalidRequest(.unreadableBody), endpoint: request.endpoint, request: request,
+                    underlyingError: error)))
     }
 
     /// The call's deadline passed.
@@ -125,7 +149,14 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         continuation?.resume(throwing: error(for: reason))
         // Not from here: a stop may come from inside a task callback, which runs on the queue that
         // `cancel()` waits for (see InlineOperationQueue).
-        if cancellingTask, let task { DispatchQueue.global().async { task.cancel() } }
+        guard cancellingTask, let task else { return }
+        #if canImport(FoundationNetworking)
+            if StreamUploads.inFlight {
+                StreamUploads.control.run { task.cancel() }
+                return
+            }
+        #endif
+        DispatchQueue.global().async { task.cancel() }
     }
 
     private func error(for reason: Stop) -> APIError {

@@ -68,10 +68,11 @@ public struct URLSessionExecutor: APIExecutor {
         self.init(configuration: configuration)
     }
 
-    /// Downloads to files, streamed responses and progress, on a session this executor created; none on a
+    /// Request bodies from files, streams and multipart forms (sent with bounded memory) on every session;
+    /// downloads to files, streamed responses and progress on a session this executor created, none on a
     /// session passed to ``init(session:)`` (it keeps its own delegate, which hides the events they need).
     public var supportedTransfers: TransferFeatures {
-        reportsEvents ? [.fileResponses, .streamedResponses, .progress] : []
+        reportsEvents ? .all : [.fileBodies, .streamedBodies]
     }
 
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
@@ -79,6 +80,11 @@ public struct URLSessionExecutor: APIExecutor {
 
     /// Sends `request` and returns the response, whatever its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
+        #if canImport(FoundationNetworking)
+            let holdsStream = request.body.holdsStream
+            if holdsStream { StreamUploads.begin() }
+            defer { if holdsStream { StreamUploads.end() } }
+        #endif
         var urlRequest = request.urlRequest
         // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
         // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`.

@@ -30,7 +30,7 @@ enum ResponseDecoding {
         _ candidates: ArraySlice<(any ResponseDecoder)?>, configuration: APIConfiguration
     ) -> any ResponseDecoder {
         guard let index = candidates.firstIndex(where: { $0 != nil }), let chosen = candidates[index] else {
-            return JSONResponseDecoder(configuration.decoder)
+            return JSONResponseDecoder(configuration.decoder.coder)
         }
         if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
             let base = resolve(candidates[(index + 1)...], configuration: configuration)

@@ -17,7 +17,8 @@ import Foundation
 /// a response body that echoes the request.
 ///
 /// Bodies are cut at ``Options/maxBodyBytes`` with a note saying how much was left out; binary bodies, and
-/// bodies over 1 MiB (too large to redact), are summarized. The cURL command inlines a text body only when it fits in ``Options/maxBodyBytes``; otherwise,
+/// bodies over 1 MiB (too large to redact), are summarized; a file, stream or multipart body is never read to be
+/// logged and shows as `<streamed body, 1048576 bytes>` (or `unknown size`). The cURL command inlines a text body only when it fits in ``Options/maxBodyBytes``; otherwise,
 /// and for binary bodies, it reads the body from a file (`--data-binary @request-body.bin`) after a comment
 /// line saying how many bytes were not shown, so that a replay fails instead of sending the wrong bytes:
 ///
@@ -109,8 +110,14 @@ public struct LoggingPlugin: APIPlugin {
         let url = redactor.url(request.url)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }
-        if options.includeBodies, let body = request.body.data, !body.isEmpty {
-            entry += "\n" + redactor.body(body, contentType: request.headers[.contentType], limit: options.maxBodyBytes)
+        if options.includeBodies {
+            if let body = request.body.data, !body.isEmpty {
+                entry +=
+                    "\n" + redactor.body(body, contentType: request.headers[.contentType], limit: options.maxBodyBytes)
+            } else if !request.body.isInMemory {
+                // A file, stream or form is never read to be logged.
+                entry += "\n" + request.body.streamedSummary
+            }
         }
         if options.includeCURL { entry += "\n" + redactor.curl(request, maxBodyBytes: options.maxBodyBytes) }
         sink(redactor.scrub(entry))

@@ -2,6 +2,9 @@ import Foundation
 
 /// When and how often a failed call is tried again.
 ///
+/// A request whose body is a one-shot stream (``RequestBody/isReplayable`` is `false`) is never retried: it
+/// gets one attempt whatever the policy. Data, files and multipart forms of those are sent again from the start.
+///
 /// The default policy makes up to 3 attempts, for idempotent methods only (`GET`, `HEAD`, `PUT`,
 /// `DELETE`, `OPTIONS`, `TRACE`), after status 408, 429, 500, 502, 503 or 504 or a transient transport
 /// failure (timeout, lost connection, cannot connect). It waits 0.5 s, then 1 s, … (doubling, ±20 %
@@ -126,7 +129,8 @@ public struct RetryPlugin: APIPlugin {
     /// Sends the request, and again after each retryable failure while attempts remain.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         let policy = request.endpoint.tags[RetryPolicyKey.self] ?? self.policy
-        guard policy.maxAttempts > 1, policy.methods.contains(request.method) else {
+        // A one-shot stream cannot be sent twice: such a request gets one attempt.
+        guard policy.maxAttempts > 1, policy.methods.contains(request.method), request.body.isReplayable else {
             return try await next(request)
         }
         var attempt = 1

@@ -4,51 +4,6 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The body of a request.
-///
-/// A struct rather than an enum so that new kinds of body (a file, a stream) can be added without
-/// breaking code that reads ``data``.
-public struct RequestBody: Sendable, Hashable {
-    enum Storage: Sendable, Hashable {
-        case empty
-        case data(Data)
-    }
-
-    let storage: Storage
-
-    /// No body.
-    public static let empty = RequestBody(storage: .empty)
-
-    /// A body held in memory.
-    public static func data(_ data: Data) -> RequestBody {
-        RequestBody(storage: .data(data))
-    }
-
-    /// The bytes of an in-memory body; `nil` when there is no body.
-    public var data: Data? {
-        switch storage {
-        case .empty: nil
-        case .data(let data): data
-        }
-    }
-
-    /// Whether there is no body.
-    public var isEmpty: Bool {
-        switch storage {
-        case .empty: true
-        case .data(let data): data.isEmpty
-        }
-    }
-
-    /// The size in bytes, when known.
-    public var count: Int? {
-        switch storage {
-        case .empty: 0
-        case .data(let data): data.count
-        }
-    }
-}
-
 /// A request built from an endpoint, a parameter and a configuration, ready to send.
 ///
 /// Build one without any I/O with `$endpoint.makeRequest(with:)`; executors turn it into a response.
@@ -110,7 +65,8 @@ public struct APIRequest: Sendable {
         URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
     }
 
-    /// The request as a `URLRequest`, with an in-memory body set as `httpBody`.
+    /// The request as a `URLRequest`, with an in-memory body set as `httpBody`; a file, stream or multipart body
+    /// is not set (``URLSessionExecutor`` streams it).
     public var urlRequest: URLRequest {
         var request = URLRequest(url: url)
         // Set as a property: FoundationNetworking ignores the initializer's timeoutInterval argument.

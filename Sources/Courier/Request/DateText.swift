@@ -216,3 +216,32 @@ enum ProlepticGregorian {
         return era * 146_097 + dayOfEra - 719_468
     }
 }
+
+extension JSONEncoder {
+    /// A copy of this encoder (formatting, key, data and float strategies, user info) that writes dates in
+    /// `style`, as query strings do: the date style of an endpoint's own ``ParameterEncoding/json(_:)`` options.
+    func writingDates(_ style: ParameterEncodingOptions.DateStyle) -> JSONEncoder {
+        let copy = JSONEncoder()
+        copy.outputFormatting = outputFormatting
+        copy.keyEncodingStrategy = keyEncodingStrategy
+        copy.dataEncodingStrategy = dataEncodingStrategy
+        copy.nonConformingFloatEncodingStrategy = nonConformingFloatEncodingStrategy
+        copy.userInfo = userInfo
+        copy.dateEncodingStrategy = .custom { date, encoder in
+            let text = try DateText.text(date, style: style, codingPath: encoder.codingPath)
+            var container = encoder.singleValueContainer()
+            switch style {
+            case .iso8601, .iso8601WithFractionalSeconds:
+                try container.encode(text)
+            case .secondsSince1970, .millisecondsSince1970:
+                // The text is a JSON number already (a whole number, or the shortest Double text).
+                if let whole = Int64(text) {
+                    try container.encode(whole)
+                } else {
+                    try container.encode(date.timeIntervalSince1970)
+                }
+            }
+        }
+        return copy
+    }
+}

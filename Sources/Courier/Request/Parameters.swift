@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parameters an ``APIParameterBuilder`` produces for one call: an ordered list of named values, a
 /// list of values, or an `Encodable` model.
 ///
@@ -20,6 +22,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case named([(String, Value)])
         case list([any Encodable & Sendable])
         case model(any Encodable & Sendable)
+        /// A body of its own (raw bytes, a file, a stream) with its content type, and named values for the
+        /// path and the query string.
+        case body(RequestBody, contentType: String?, named: [(String, Value)])
         /// Names were appended to a list or a model; building the request reports it.
         case mixed
     }
@@ -71,6 +76,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
             storage = .named(named)
         case .list(let list) where list.isEmpty:
             storage = .named([(name, value)])
+        case .body(let body, let contentType, var named):
+            named.append((name, value))
+            storage = .body(body, contentType: contentType, named: named)
         case .list, .model, .mixed:
             storage = .mixed
         }
@@ -81,8 +89,57 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         switch storage {
         case .named(let named): !named.contains { $0.1 != nil }
         case .list(let list): list.isEmpty
-        case .model, .mixed: false
+        case .model, .mixed, .body: false
         }
+    }
+
+    // MARK: - Bodies of their own
+
+    /// Bytes sent as the body as they are, with `contentType` (unless a header sets one). `parameters` fill the
+    /// path placeholders; the rest go to the query string.
+    ///
+    /// ```swift
+    /// @PUT("/avatars/{user}")
+    /// static var avatar: APIParameterBuilder<(user: String, png: Data)>? = .init {
+    ///     .data($0.png, contentType: "image/png", parameters: ["user": $0.user])
+    /// }
+    /// ```
+    public static func data(
+        _ data: Data,
+        contentType: String = "application/octet-stream",
+        parameters: Parameters = [:]
+    ) -> Parameters {
+        body(.data(data), contentType: contentType, parameters: parameters)
+    }
+
+    /// A file streamed from disk as the body, with `contentType` (unless a header sets one); `parameters` fill
+    /// the path and the query string. A file that cannot be read fails with
+    /// ``APIError/RequestProblem/unreadableBody`` before anything is sent.
+    public static func file(
+        _ url: URL,
+        contentType: String = "application/octet-stream",
+        parameters: Parameters = [:]
+    ) -> Parameters {
+        body(.file(url), contentType: contentType, parameters: parameters)
+    }
+
+    /// A one-shot `AsyncSequence` of byte chunks as the body, sent as it comes (`count`, when known, is sent as
+    /// `Content-Length`); `parameters` fill the path and the query string. Never retried.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks,
+        count: Int? = nil,
+        contentType: String = "application/octet-stream",
+        parameters: Parameters = [:]
+    ) -> Parameters where Chunks.Element == Data {
+        body(.stream(chunks, count: count), contentType: contentType, parameters: parameters)
+    }
+
+    /// `body` sent as it is, with `contentType` (unless a header sets one; `nil` for none); `parameters` fill
+    /// the path and the query string. Named parameters only: a list or a model fails with
+    /// ``APIError/RequestProblem/mixedParameters``.
+    public static func body(_ body: RequestBody, contentType: String?, parameters: Parameters = [:]) -> Parameters {
+        guard case .named(let named) = parameters.storage else { return Parameters(storage: .mixed) }
+        return Parameters(storage: .body(body, contentType: contentType, named: named))
     }
 }
 
@@ -91,9 +148,15 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 /// A builder is the wrapped value of an endpoint. Its closure may return:
 /// - a dictionary literal with values of mixed types: `.init { ["id": $0.id, "tags": $0.tags] }`;
 /// - an array literal, sent as a JSON array body: `.init { [$0.first, $0.second] }`;
-/// - any `Encodable & Sendable` model: `.init { $0 }`.
+/// - any `Encodable & Sendable` model: `.init { $0 }`;
+/// - a body of its own: `Data` (`.init { $0 }` sends the bytes as they are), a file `URL` (`.init { $0 }`
+///   streams the file from disk), or ``Parameters/data(_:contentType:parameters:)``,
+///   ``Parameters/file(_:contentType:parameters:)``, ``Parameters/stream(_:count:contentType:parameters:)``
+///   with a content type and path or query values.
 ///
-/// A `nil` builder means the endpoint has no parameters.
+/// A `nil` builder means the endpoint has no parameters; on an endpoint whose parameter is not `Void` (and
+/// that no `headerBuilder` reads) it is a definition error,
+/// ``APIError/RequestProblem/missingParameterBuilder(_:)``, so a value is never silently dropped.
 public struct APIParameterBuilder<Input>: Sendable {
     let build: @Sendable (Input) -> Parameters
 
@@ -106,6 +169,21 @@ public struct APIParameterBuilder<Input>: Sendable {
     @_disfavoredOverload
     public init<Model: Encodable & Sendable>(_ build: @escaping @Sendable (Input) -> Model) {
         self.build = { Parameters(model: build($0)) }
+    }
+
+    /// Creates a builder whose closure returns bytes, sent as the body as they are
+    /// (`Content-Type: application/octet-stream` unless a header sets one): `APIParameterBuilder<Data>? = .init { $0 }`.
+    @_disfavoredOverload
+    public init(_ build: @escaping @Sendable (Input) -> Data) {
+        self.build = { .data(build($0)) }
+    }
+
+    /// Creates a builder whose closure returns a file URL, streamed from disk as the body
+    /// (`Content-Type: application/octet-stream` unless a header sets one): `APIParameterBuilder<URL>? = .init { $0 }`.
+    /// A URL that is not a readable file fails with ``APIError/RequestProblem/unreadableBody``.
+    @_disfavoredOverload
+    public init(_ build: @escaping @Sendable (Input) -> URL) {
+        self.build = { .file(build($0)) }
     }
 
     /// The parameters for `input`.

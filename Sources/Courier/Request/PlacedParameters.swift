@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parameters split into path values and a query string or body, following the endpoint's placement.
+/// Parameters split into path values, query names and the rest, which the endpoint's ``ParameterEncoder`` writes.
 struct PlacedParameters {
     /// The text of each path placeholder, first value wins; a list, as templates have few placeholders.
     private var pathValues: [(name: String, text: String)] = []
@@ -8,93 +8,98 @@ struct PlacedParameters {
     private(set) var body = RequestBody.empty
     private(set) var contentType: String?
 
-    static let jsonContentType = "application/json"
-    static let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
-
-    /// Throws ``RequestProblemError`` for shape problems and `EncodingError` for unencodable values.
+    /// Throws ``RequestProblemError`` for shape problems and `EncodingError` (or the encoder's own error) for
+    /// unencodable values.
     init(
         _ parameters: Parameters,
         pathNames: [String],
-        placement: ParameterEncoding.Placement,
-        options: ParameterEncodingOptions,
-        encoder: JSONEncoder
+        encoding: ParameterEncoding,
+        context: ParameterEncodingContext
     ) throws {
+        let options = context.options
+        let queryNames = encoding.queryNames
         switch parameters.storage {
         case .mixed:
             throw RequestProblemError(.mixedParameters)
+        case .body(let body, let contentType, let named):
+            try takePathValues(named, pathNames, options)
+            var pairs = QueryEncoder(options: options, spaceAsPlus: false)
+            try EncodableParameters(.named(named), excluding: pathNames).add(to: &pairs)
+            if !pairs.isEmpty { query = pairs.text }
+            self.body = body
+            self.contentType = contentType
         case .named(let named):
-            var hasRest = false
-            for case (let name, let value?) in named {
-                if pathNames.contains(name) {
-                    if pathValue(for: name) == nil {
-                        pathValues.append((name, try Self.pathText(name, value, options)))
-                    }
-                } else {
-                    hasRest = true
+            guard try takePathValues(named, pathNames, options) else { return }
+            if !queryNames.isEmpty {
+                var pairs = QueryEncoder(options: options, spaceAsPlus: false)
+                for case (let name, let value?) in named where queryNames.contains(name) && !pathNames.contains(name) {
+                    try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
                 }
+                if !pairs.isEmpty { query = pairs.text }
             }
-            guard hasRest else { return }
-            if placement == .json {
-                var writer = JSONWriter(dateStyle: options.dates)
-                try writer.writeObject(
-                    try named.compactMap { name, value in
-                        guard let value, !pathNames.contains(name) else { return nil }
-                        return (name, try ParameterValue.make(from: value, depth: 1))
-                    }
-                )
-                setBody(Data(writer.bytes), contentType: Self.jsonContentType)
-            } else {
-                var pairs = QueryEncoder(options: options, spaceAsPlus: placement == .form, capacity: 16 * named.count)
-                for case (let name, let value?) in named where !pathNames.contains(name) {
-                    // The common scalar types skip ParameterValue; the text is the same.
-                    if let text = value as? String {
-                        pairs.add(name, text: text)
-                    } else if let int = value as? Int {
-                        pairs.add(name, text: String(int))
-                    } else {
-                        try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
-                    }
-                }
-                place(pairs, placement)
-            }
+            try encode(EncodableParameters(.named(named), excluding: pathNames + queryNames), encoding, context)
         case .list(let list):
             guard !list.isEmpty else { return }
-            guard placement == .json else { throw RequestProblemError(.unsupportedParameters) }
-            var writer = JSONWriter(dateStyle: options.dates)
-            try writer.write(.array(try list.map { try ParameterValue.make(from: $0, depth: 1) }))
-            setBody(Data(writer.bytes), contentType: Self.jsonContentType)
+            try encode(EncodableParameters(.list(list), excluding: []), encoding, context)
         case .model(let model):
-            if placement == .json, pathNames.isEmpty {
-                // The configured encoder recurses without a limit and writes a NaN Decimal as `NaN`.
-                try DepthProbe.check(model, for: encoder)
-                setBody(try encoder.encode(model), contentType: Self.jsonContentType)
-                return
-            }
-            // The tree encoder checks depth and NaN, so the configured encoder below meets a safe model.
-            guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
-                throw RequestProblemError(.unsupportedParameters)
-            }
-            var pairs = QueryEncoder(options: options, spaceAsPlus: placement == .form)
-            for member in members {
-                if pathNames.contains(member.key) {
-                    if member.value != .null {
+            if !pathNames.isEmpty || !queryNames.isEmpty {
+                // The tree encoder checks depth and NaN, so the encoders below meet a safe model.
+                guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
+                    throw RequestProblemError(.unsupportedParameters)
+                }
+                var pairs = QueryEncoder(options: options, spaceAsPlus: false)
+                for member in members {
+                    if pathNames.contains(member.key) {
+                        guard member.value != .null else { continue }
                         let text = try Self.pathText(member.key, member.value, options)
                         if let index = pathValues.firstIndex(where: { $0.name == member.key }) {
                             pathValues[index].text = text
                         } else {
                             pathValues.append((member.key, text))
                         }
+                    } else if queryNames.contains(member.key) {
+                        try pairs.add(member.key, member.value)
                     }
-                } else if placement != .json {
-                    try pairs.add(member.key, member.value)
                 }
+                if !pairs.isEmpty { query = pairs.text }
             }
-            if placement == .json {
-                let body = try encoder.encode(KeyFilteringEncodable(model, excluding: Set(pathNames)))
-                setBody(body, contentType: Self.jsonContentType)
+            try encode(EncodableParameters(.model(model), excluding: pathNames + queryNames), encoding, context)
+        }
+    }
+
+    /// Takes the path values from named parameters; returns whether any other name has a value.
+    @discardableResult
+    private mutating func takePathValues(
+        _ named: [(String, Parameters.Value)],
+        _ pathNames: [String],
+        _ options: ParameterEncodingOptions
+    ) throws -> Bool {
+        var hasRest = false
+        for case (let name, let value?) in named {
+            if pathNames.contains(name) {
+                if pathValue(for: name) == nil {
+                    pathValues.append((name, try Self.pathText(name, value, options)))
+                }
             } else {
-                place(pairs, placement)
+                hasRest = true
             }
+        }
+        return hasRest
+    }
+
+    /// Runs the encoder and places what it wrote.
+    private mutating func encode(
+        _ parameters: EncodableParameters,
+        _ encoding: ParameterEncoding,
+        _ context: ParameterEncodingContext
+    ) throws {
+        let encoded = try encoding.encoder.encode(parameters, context: context)
+        if let encodedQuery = encoded.query, !encodedQuery.isEmpty {
+            query = query.map { $0 + "&" + encodedQuery } ?? encodedQuery
+        }
+        if encoded.body.storage != .empty || encoded.contentType != nil {
+            body = encoded.body
+            contentType = encoded.contentType
         }
     }
 
@@ -102,20 +107,6 @@ struct PlacedParameters {
     func pathValue(for name: String) -> String? {
         for entry in pathValues where entry.name == name { return entry.text }
         return nil
-    }
-
-    private mutating func setBody(_ data: Data, contentType: String) {
-        body = .data(data)
-        self.contentType = contentType
-    }
-
-    private mutating func place(_ pairs: QueryEncoder, _ placement: ParameterEncoding.Placement) {
-        guard !pairs.isEmpty else { return }
-        if placement == .form {
-            setBody(Data(pairs.bytes), contentType: Self.formContentType)
-        } else {
-            query = pairs.text
-        }
     }
 
     private static func pathText(

@@ -10,10 +10,15 @@ struct QueryEncoder {
     private(set) var bytes: [UInt8] = []
     /// Whether no pair was added.
     private(set) var isEmpty = true
+    /// Whether pairs are kept as text in ``fields`` instead of being percent-encoded into ``bytes``.
+    let collectingFields: Bool
+    /// The pairs so far, not encoded, when ``collectingFields``.
+    private(set) var fields: [(name: String, value: String)] = []
 
-    init(options: ParameterEncodingOptions, spaceAsPlus: Bool, capacity: Int = 0) {
+    init(options: ParameterEncodingOptions, spaceAsPlus: Bool, capacity: Int = 0, collectingFields: Bool = false) {
         self.options = options
         self.spaceAsPlus = spaceAsPlus
+        self.collectingFields = collectingFields
         bytes.reserveCapacity(capacity)
     }
 
@@ -42,6 +47,11 @@ struct QueryEncoder {
 
     /// Adds a string without going through ``ParameterValue``.
     mutating func add(_ name: String, text: String) {
+        if collectingFields {
+            isEmpty = false
+            fields.append((name, text))
+            return
+        }
         startPair(name)
         PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
     }
@@ -77,6 +87,7 @@ struct QueryEncoder {
                 texts.append(text)
             }
             guard !texts.isEmpty else { return }
+            if collectingFields { return add(name, text: texts.joined(separator: ",")) }
             // Each element is encoded on its own, so a `,` inside one is `%2C`; only the separators are `,`.
             startPair(name)
             for (index, text) in texts.enumerated() {

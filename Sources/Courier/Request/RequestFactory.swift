@@ -15,26 +15,28 @@ enum RequestFactory {
         let template = endpoint.template
         guard template.isValid else { throw fail(.malformedPathTemplate) }
         let encoding = endpoint.effectiveEncoding
-        if encoding.placement != .query, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
+        if encoding.writesBody, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
         let options = encoding.options ?? configuration.parameterOptions
 
         let base = try baseURL(for: endpoint, configuration: configuration)
 
-        // Split the parameters into path values and the rest.
+        // Split the parameters into path values, query names and the rest, which the encoder writes.
         let placed: PlacedParameters
         do {
-            placed = try PlacedParameters(
-                parameters,
-                pathNames: template.names,
-                placement: encoding.placement,
+            let context = ParameterEncodingContext(
+                endpoint: endpoint,
                 options: options,
-                encoder: configuration.encoder
+                jsonEncoder: encoding.options.map { configuration.encoder.coder.writingDates($0.dates) }
+                    ?? configuration.encoder.coder
             )
+            placed = try PlacedParameters(parameters, pathNames: template.names, encoding: encoding, context: context)
         } catch let error as RequestProblemError {
             throw fail(error.problem)
         } catch {
             throw fail(.unencodableParameters, error)
         }
+        if !placed.body.isEmpty, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
+        if !placed.body.checkReadable() { throw fail(.unreadableBody) }
 
         var path = ""
         do {

@@ -9,7 +9,7 @@ enum PurgeMethod: HTTPMethodMarker {
 typealias PURGE<Parameter> = API<Parameter, PurgeMethod>
 
 @Suite struct MethodTests {
-    static let aliases: [(APIEndpoint, String, ParameterEncoding.Placement)] = [
+    static let aliases: [(APIEndpoint, String, ParameterEncoding)] = [
         (GET<Void>("/r").endpoint, "GET", .query),
         (POST<Void>("/r").endpoint, "POST", .json),
         (PUT<Void>("/r").endpoint, "PUT", .json),
@@ -27,10 +27,10 @@ typealias PURGE<Parameter> = API<Parameter, PurgeMethod>
     func aliasCarriesItsMethodAndDefaultPlacement(
         endpoint: APIEndpoint,
         method: String,
-        placement: ParameterEncoding.Placement
+        placement: ParameterEncoding
     ) throws {
         #expect(endpoint.method.rawValue == method)
-        #expect(endpoint.effectiveEncoding.placement == placement)
+        #expect(endpoint.effectiveEncoding == placement)
         #expect(endpoint.description == "\(method) /r")
     }
 

@@ -125,3 +125,52 @@ import Testing
         #expect(text == "global")
     }
 }
+
+/// `APIConfiguration` is a value: copies never share coder settings.
+@Suite struct ConfigurationCopyTests {
+    struct Model: Codable, Sendable, Equatable {
+        let startDate: Int
+    }
+
+    static let create = POST<Model>(wrappedValue: .init { $0 }, "/models")
+
+    @Test("Changing a copy's encoder or decoder in place leaves the original as it was")
+    func copiesAreIndependent() throws {
+        let base = testConfiguration
+        var copy = base
+        copy.encoder.keyEncodingStrategy = .convertToSnakeCase
+        copy.decoder.keyDecodingStrategy = .convertFromSnakeCase
+
+        let fromBase = try Self.create.makeRequest(with: Model(startDate: 1), using: base)
+        let fromCopy = try Self.create.makeRequest(with: Model(startDate: 1), using: copy)
+
+        #expect(fromBase.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"startDate":1}"#)
+        #expect(fromCopy.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"start_date":1}"#)
+        let snake = Data(#"{"start_date":2}"#.utf8)
+        #expect(try copy.decoder.decode(Model.self, from: snake) == Model(startDate: 2))
+        #expect(throws: DecodingError.self) { try base.decoder.decode(Model.self, from: snake) }
+    }
+
+    @Test("A coder given to a configuration is copied: later changes to it stay out")
+    func givenCodersAreCopied() throws {
+        let encoder = JSONEncoder()
+        var configuration = testConfiguration
+        configuration.encoder = .init(encoder)
+        let other = APIConfiguration(baseURL: testConfiguration.baseURL, encoder: encoder)
+
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+
+        for configuration in [configuration, other] {
+            let request = try Self.create.makeRequest(with: Model(startDate: 1), using: configuration)
+            #expect(request.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"startDate":1}"#)
+        }
+        #expect(configuration.encoder.keyEncodingStrategy.isDefault)
+    }
+}
+
+extension JSONEncoder.KeyEncodingStrategy {
+    fileprivate var isDefault: Bool {
+        if case .useDefaultKeys = self { return true }
+        return false
+    }
+}

@@ -14,7 +14,8 @@ import Testing
 
     static let issue = NewIssue(owner: "me", title: "Crash / \"quoted\"", body: nil, labels: ["bug"], due: nil)
 
-    @Test func dictionaryBodyKeepsDeclarationOrderByteForByte() throws {
+    /// One rule set: the configured encoder writes dictionaries as it writes models (the default one sorts keys).
+    @Test func dictionaryBodyIsWrittenByTheConfiguredEncoderByteForByte() throws {
         let endpoint = POST<(title: String, count: Int, flag: Bool, ratio: Double, tags: [String], note: String?)>(
             wrappedValue: .init {
                 [
@@ -28,7 +29,7 @@ import Testing
             with: (title: "a/b \"c\"\n", count: 3, flag: true, ratio: 1.5, tags: ["x", "é"], note: nil),
             using: testConfiguration
         )
-        #expect(request.bodyText == #"{"title":"a/b \"c\"\n","count":3,"flag":true,"ratio":1.5,"tags":["x","é"]}"#)
+        #expect(request.bodyText == #"{"count":3,"flag":true,"ratio":1.5,"tags":["x","é"],"title":"a/b \"c\"\n"}"#)
         #expect(request.headers[.contentType] == "application/json")
         #expect(request.rawQuery == nil)
     }
@@ -49,7 +50,7 @@ import Testing
         )
         let request = try endpoint.makeRequest(using: testConfiguration)
         #expect(
-            request.bodyText == #"{"point":{"x":1,"y":2},"meta":{"k":"v"},"when":"1970-01-01T00:00:00Z","none":[null]}"#
+            request.bodyText == #"{"meta":{"k":"v"},"none":[null],"point":{"x":1,"y":2},"when":"1970-01-01T00:00:00Z"}"#
         )
     }
 
@@ -77,7 +78,7 @@ import Testing
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = .sortedKeys
-        configuration.encoder = encoder
+        configuration.encoder = .init(encoder)
         let endpoint = PUT<Profile>(wrappedValue: .init { $0 }, "/me")
         let request = try endpoint.makeRequest(
             with: Profile(userName: "a", joinedAt: Date(timeIntervalSince1970: 10)),

@@ -6,22 +6,35 @@ import Testing
 @Suite struct DateEncodingTests {
     typealias DateStyle = ParameterEncodingOptions.DateStyle
 
+    /// Where the date goes.
+    enum Placement: Sendable {
+        case query, form, json
+
+        func encoding(_ options: ParameterEncodingOptions) -> ParameterEncoding {
+            switch self {
+            case .query: .query(options)
+            case .form: .form(options)
+            case .json: .json(options)
+            }
+        }
+    }
+
     /// Builds `{"at": date}` with `style` and `placement`.
     static func request(
         _ date: Date,
         style: DateStyle,
-        placement: ParameterEncoding.Placement
+        placement: Placement
     ) throws -> APIRequest {
         let endpoint = POST<Date>(
             wrappedValue: .init { ["at": $0] },
             "/d",
-            encoding: ParameterEncoding(placement, options: .init(dates: style))
+            encoding: placement.encoding(.init(dates: style))
         )
         return try endpoint.makeRequest(with: date, using: testConfiguration)
     }
 
     /// The text the request carries for `at`: the query item, the form pair or the JSON member.
-    static func sentText(_ request: APIRequest, _ placement: ParameterEncoding.Placement) throws -> String? {
+    static func sentText(_ request: APIRequest, _ placement: Placement) throws -> String? {
         switch placement {
         case .query:
             return request.queryItems.first { $0.name == "at" }?.value
@@ -36,7 +49,7 @@ import Testing
         }
     }
 
-    static let placements: [ParameterEncoding.Placement] = [.query, .form, .json]
+    static let placements: [Placement] = [.query, .form, .json]
 
     /// (seconds since 1970, style): dates that a style cannot write.
     static let unwritable: [(Double, DateStyle)] = [
@@ -53,7 +66,7 @@ import Testing
     @Test(arguments: unwritable, placements)
     func datesOutsideTheStylesRangeAreAnEncodingError(
         date: (seconds: Double, style: DateStyle),
-        placement: ParameterEncoding.Placement
+        placement: Placement
     ) throws {
         let error = try #require(
             buildError {
@@ -86,7 +99,7 @@ import Testing
     @Test(arguments: isoCases, placements)
     func isoDatesAreProlepticGregorian(
         date: (seconds: Double, iso: String, fractional: String),
-        placement: ParameterEncoding.Placement
+        placement: Placement
     ) throws {
         let at = Date(timeIntervalSince1970: date.seconds)
         let iso = try Self.request(at, style: .iso8601, placement: placement)
@@ -108,7 +121,7 @@ import Testing
     @Test(arguments: epochCases, placements)
     func epochNumbersCoverTheInt64Range(
         date: (seconds: Double, style: DateStyle, text: String),
-        placement: ParameterEncoding.Placement
+        placement: Placement
     ) throws {
         let request = try Self.request(
             Date(timeIntervalSince1970: date.seconds), style: date.style, placement: placement)

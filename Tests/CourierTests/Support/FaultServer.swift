@@ -179,6 +179,8 @@ enum Probe {
         var status: Int?
         var sanitizer: String?
         var baselineRSSBytes: Int?
+        /// The response body, for uploads.
+        var responseText: String?
 
         var description: String {
             "\(outcome) \(reason ?? "-") bytes=\(bytes) seconds=\(seconds) "

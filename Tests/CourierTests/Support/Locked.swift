@@ -1,18 +1,9 @@
-import Foundation
+import Courier
 
-/// A value shared between concurrent test tasks, guarded by a lock.
-final class Locked<Value: Sendable>: Sendable {
-    private let lock = NSLock()
-    // nonisolated(unsafe): every access goes through `lock`.
-    nonisolated(unsafe) private var value: Value
+/// The tests' lock is Courier's own `LockedBox` (a `package` symbol), under the name the tests use.
+typealias Locked<Value> = LockedBox<Value>
 
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
-    }
-
-    var current: Value { withLock { $0 } }
+extension LockedBox {
+    /// The value, read under the lock.
+    var current: Value { value }
 }

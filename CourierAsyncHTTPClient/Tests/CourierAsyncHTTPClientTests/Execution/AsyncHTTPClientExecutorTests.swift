@@ -76,6 +76,30 @@ struct AsyncHTTPClientExecutorTests {
         #expect(error?.underlyingError is ClientFollowsRedirects)
     }
 
+    @Test("A short deadline after long ones fires on time (one timer serves every call)")
+    func shortDeadlineAfterLongOnes() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+        let long = Task {
+            try await GET<Void>("/slow-headers?delay=10", timeout: .seconds(30)).request(using: configuration) as Data
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+
+        let error = await #expect(throws: APIError.self) {
+            try await GET<Void>("/slow-headers?delay=10", timeout: .milliseconds(500)).request(using: configuration)
+                as Data
+        }
+        let elapsed = ContinuousClock.now - start
+        long.cancel()
+
+        #expect(error?.reason == .transport(.timedOut))
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        switch await long.result {
+        case .failure(let error as APIError): #expect(error.reason == .transport(.cancelled))
+        case let other: Issue.record("the long call ended with \(other)")
+        }
+    }
+
     @Test("A timeout too long for a clock still works")
     func hugeTimeout() async throws {
         let configuration = Self.configuration(try Servers.required().httpbin)

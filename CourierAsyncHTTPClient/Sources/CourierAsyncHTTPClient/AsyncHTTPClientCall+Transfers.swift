@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+// Response bodies handed over as a stream or written to a file (`APIRequest.responseDelivery`), and progress.
+extension AsyncHTTPClientCall {
+    /// Hands the response over with its body as a ``Courier/ResponseStream``: the call's deadline ends with the
+    /// head, the stream's idle timeout takes over. A task of its own feeds the stream; it waits while the
+    /// reader's window is full, and AsyncHTTPClient stops reading from the socket meanwhile, so memory stays
+    /// bounded however long the stream. A reader that stops early cancels the task, and with it the request.
+    func stream(_ response: HTTPClientResponse, headers: Courier.HTTPHeaders, url: URL, expected: Int64?) -> APIResponse
+    {
+        let pump = NIOLockedValueBox<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+        let (stream, continuation) = ResponseStream.makeStream(for: request) {
+            let task = pump.withLockedValue { state -> Task<Void, Never>? in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+        let body = response.body
+        let progress = request.progress
+        let task = Task {
+            var received: Int64 = 0
+            do {
+                for try await chunk in body {
+                    try Task.checkCancellation()
+                    received += Int64(chunk.readableBytes)
+                    progress?.reportReceived(received, expected: expected)
+                    await continuation.send(chunk.withUnsafeReadableBytes { Data($0) })
+                }
+                // A cancelled body sequence may end early instead of throwing.
+                try Task.checkCancellation()
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: self.failure(error))
+            }
+            progress?.finish()
+        }
+        let cancelled = pump.withLockedValue { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+        return APIResponse(
+            statusCode: Int(response.status.code), headers: headers, body: .stream(stream), url: url, request: request)
+    }
+
+    /// Writes the body to `file`: after its first `offset` bytes for a `206` whose `Content-Range` continues
+    /// them, else from the start. Memory stays bounded by one chunk; the call's deadline covers the download.
+    func download(
+        _ response: HTTPClientResponse,
+        headers: Courier.HTTPHeaders,
+        url: URL,
+        to file: URL,
+        resumingAt offset: Int64,
+        expected length: Int64?
+    ) async throws -> APIResponse {
+        let statusCode = Int(response.status.code)
+        var start: Int64 = 0
+        if statusCode == 206 {
+            guard offset > 0, Self.contentRangeStart(headers["Content-Range"]) == offset else {
+                throw APIError(
+                    .transport(.other), endpoint: request.endpoint, request: request,
+                    underlyingError: DownloadMismatch(offset: offset, contentRange: headers["Content-Range"]))
+            }
+            start = offset
+        }
+        let handle: FileHandle
+        do {
+            if !FileManager.default.fileExists(atPath: file.path) {
+                guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                    throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+                }
+            }
+            handle = try FileHandle(forWritingTo: file)
+            try handle.truncate(atOffset: UInt64(start))
+            try handle.seekToEnd()
+        } catch {
+            throw APIError(.transport(.other), endpoint: request.endpoint, request: request, underlyingError: error)
+        }
+        request.responseDelivery.willWrite?(
+            APIResponse(statusCode: statusCode, headers: headers, url: url, request: request))
+        let expected = length.map { $0 + start }
+        var received = start
+        request.progress?.reportReceived(received, expected: expected)
+        do {
+            for try await chunk in response.body {
+                try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                received += Int64(chunk.readableBytes)
+                request.progress?.reportReceived(received, expected: expected)
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw failure(error)
+        }
+        // A cancelled body sequence may end early instead of throwing.
+        if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
+        return APIResponse(statusCode: statusCode, headers: headers, body: .file(file), url: url, request: request)
+    }
+
+    /// The first byte position of a `Content-Range: bytes START-END/TOTAL` header.
+    static func contentRangeStart(_ value: String?) -> Int64? {
+        guard let value, value.lowercased().hasPrefix("bytes ") else { return nil }
+        let range = value.dropFirst("bytes ".count)
+        guard let dash = range.firstIndex(of: "-") else { return nil }
+        return Int64(range[..<dash].trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// Why a download failed: the server answered a resumed download with a `206` that does not continue the file
+/// where it stopped.
+public struct DownloadMismatch: Error, Sendable, CustomStringConvertible {
+    /// Where the file was to continue.
+    public let offset: Int64
+    /// The `Content-Range` the server sent, if any.
+    public let contentRange: String?
+
+    /// A short English description.
+    public var description: String {
+        "a 206 response whose Content-Range (\(contentRange ?? "none")) does not continue the file at \(offset)"
+    }
+}

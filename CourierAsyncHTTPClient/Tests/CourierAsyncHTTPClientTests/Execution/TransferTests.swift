@@ -1,0 +1,117 @@
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import Testing
+
+/// Streamed responses, downloads and progress with `AsyncHTTPClientExecutor`, against the fault server and
+/// httpbin: the executor declares `.streamedResponses`, `.fileResponses` and `.progress`.
+@Suite("AsyncHTTPClientExecutor transfers", .servers)
+struct TransferTests {
+    static func configuration(_ base: URL, maxResponseBytes: Int = 100_000) -> APIConfiguration {
+        APIConfiguration(baseURL: base, executor: AsyncHTTPClientExecutor()).with {
+            $0.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    static func temporaryFile() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-ahc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("body.bin")
+    }
+
+    @Test("A streamed body arrives in chunks that add up to the whole, past maxResponseBytes, with progress")
+    func stream() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+        let progress = TransferProgress()
+
+        let stream = try await GET<Void>("/big-chunked?bytes=300000").stream(progress: progress, using: configuration)
+        var received = Data()
+        var chunks = 0
+        for try await chunk in stream {
+            received.append(chunk)
+            chunks += 1
+        }
+
+        #expect(received.count == 300_000)
+        #expect(received.prefix(12) == Data(#"{"filler": ""#.utf8))
+        #expect(chunks > 1)
+        #expect(progress.current.received == 300_000)
+        #expect(progress.current.isFinished)
+    }
+
+    @Test("A stream that goes quiet fails with .timedOut after its idle timeout; leaving the loop early ends it")
+    func idleTimeoutAndEarlyExit() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+
+        let quiet = try await GET<Void>("/endless-chunked?interval=3").stream(
+            idleTimeout: .milliseconds(500), using: configuration)
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) {
+            for try await _ in quiet {}
+        }
+        #expect(error?.reason == .transport(.timedOut))
+        #expect(ContinuousClock.now - start < .seconds(3))
+
+        var seen = 0
+        for try await _ in try await GET<Void>("/endless-chunked?interval=0.05").stream(using: configuration) {
+            seen += 1
+            if seen == 3 { break }
+        }
+        #expect(seen == 3)
+    }
+
+    @Test("A stream of a status the endpoint refuses is an error with the body, read in memory")
+    func refusedStatus() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+
+        let error = await #expect(throws: APIError.self) {
+            _ = try await GET<Void>("/status/503").stream(using: configuration)
+        }
+
+        #expect(error?.reason == .unacceptableStatus(.serverError))
+        #expect(error?.responseBody.map { String(decoding: $0, as: UTF8.self).contains(#""status": 503"#) } == true)
+    }
+
+    @Test("A download writes the whole body to the file, past maxResponseBytes, with progress")
+    func download() async throws {
+        let configuration = Self.configuration(try Servers.required().faultServer)
+        let destination = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        let progress = TransferProgress()
+
+        let response = try await GET<Void>("/big?bytes=250000").download(
+            to: destination, progress: progress, using: configuration)
+        let whole: Data = try await GET<Void>("/big?bytes=250000").request(
+            using: Self.configuration(try Servers.required().faultServer, maxResponseBytes: 1 << 20))
+
+        #expect(response.body.fileURL == destination)
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(progress.current.received == 250_000)
+        #expect(progress.current.expectedToReceive == 250_000)
+    }
+
+    @Test("A 206 that continues the file is appended after its first bytes; one that does not is refused")
+    func resumedDownload() async throws {
+        let httpbin = try Servers.required().httpbin
+        let whole: Data = try await GET<Void>("/range/4096").request(using: Self.configuration(httpbin))
+        let destination = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        try whole.prefix(1000).write(to: destination)
+        let url = try #require(URL(string: httpbin.absoluteString + "/range/4096"))
+        func request(range: String) -> APIRequest {
+            var request = APIRequest(
+                method: .get, url: url, headers: ["Range": range], endpoint: GET<Void>("/range/4096").endpoint)
+            request.responseDelivery = .file(destination, resumingAt: 1000)
+            return request
+        }
+
+        let resumed = try await AsyncHTTPClientExecutor().execute(request(range: "bytes=1000-"))
+        let mismatch = await #expect(throws: APIError.self) {
+            try await AsyncHTTPClientExecutor().execute(request(range: "bytes=500-"))
+        }
+
+        #expect(resumed.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(mismatch?.underlyingError is DownloadMismatch)
+    }
+}

@@ -1,0 +1,422 @@
+import Foundation
+
+/// Writes an endpoint's parameters into a request: into the query string or as a body of some format.
+///
+/// Courier's own encodings are instances: ``QueryParameterEncoder``, ``JSONParameterEncoder``,
+/// ``FormParameterEncoder`` and ``MultipartParameterEncoder``. Add a format (XML, protobuf, MessagePack) by
+/// implementing one and naming it in an endpoint's encoding; Courier itself needs no change.
+///
+/// An encoder sees only the parameters that are left: names that filled a path placeholder, and the
+/// encoding's ``ParameterEncoding/queryNames``, are already taken. It runs while the request is built, before
+/// any I/O; an error it throws fails the call with ``APIError/RequestProblem/unencodableParameters``.
+///
+/// ## Implementing
+///
+/// A tiny XML encoder that writes each field as an element, with the same flattening rules as a form
+/// (`user[name]`, repeated keys for arrays, the date style of the options):
+///
+/// ```swift
+/// struct XMLParameterEncoder: ParameterEncoder {
+///     var root = "request"
+///
+///     func encode(
+///         _ parameters: EncodableParameters,
+///         context: ParameterEncodingContext
+///     ) throws -> EncodedParameters {
+///         func escaped(_ text: String) -> String {
+///             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+///                 .replacingOccurrences(of: ">", with: "&gt;")
+///         }
+///         var xml = "<\(root)>"
+///         for field in try parameters.textFields(context.options) {
+///             xml += "<field name=\"\(escaped(field.name))\">\(escaped(field.value))</field>"
+///         }
+///         xml += "</\(root)>"
+///         return .body(.data(Data(xml.utf8)), contentType: "application/xml")
+///     }
+/// }
+///
+/// @MainActor enum Orders {
+///     @POST("/orders", encoding: ParameterEncoding(XMLParameterEncoder()))
+///     static var create: APIParameterBuilder<Order>? = .init { $0 }
+/// }
+/// ```
+///
+/// An encoder is `Hashable` so that encodings compare; a struct with hashable stored properties gets it for free.
+public protocol ParameterEncoder: Sendable, Hashable {
+    /// Whether the encoder writes a body; `false` for the query string. Endpoints whose method cannot carry a
+    /// body (`GET`, `HEAD`, `TRACE`, `CONNECT`) refuse encoders that write one. The default is `true`.
+    var writesBody: Bool { get }
+
+    /// Writes `parameters` as a query string or a body.
+    func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
+}
+
+extension ParameterEncoder {
+    /// `true`: encoders write a body unless they say otherwise.
+    public var writesBody: Bool { true }
+}
+
+/// What a ``ParameterEncoder`` may need besides the parameters.
+public struct ParameterEncodingContext: Sendable {
+    /// The endpoint being called.
+    public let endpoint: APIEndpoint
+    /// The value options in effect: the encoding's own, else ``APIConfiguration/parameterOptions``.
+    public let options: ParameterEncodingOptions
+    /// ``APIConfiguration/encoder``; when the endpoint's encoding has its own options, a copy that writes dates
+    /// in their style.
+    public let jsonEncoder: JSONEncoder
+
+    /// Creates a context (Courier makes one for every request it builds).
+    public init(endpoint: APIEndpoint, options: ParameterEncodingOptions, jsonEncoder: JSONEncoder) {
+        self.endpoint = endpoint
+        self.options = options
+        self.jsonEncoder = jsonEncoder
+    }
+}
+
+/// What a ``ParameterEncoder`` produced: a query string to append, or a body and its content type.
+public struct EncodedParameters: Sendable {
+    /// Percent-encoded `name=value` pairs joined with `&`, appended to the URL's query; `nil` for none.
+    public var query: String?
+    /// The body.
+    public var body: RequestBody
+    /// The body's `Content-Type`, set unless a header already sets one.
+    public var contentType: String?
+
+    /// Creates an outcome; by default nothing at all.
+    public init(query: String? = nil, body: RequestBody = .empty, contentType: String? = nil) {
+        self.query = query
+        self.body = body
+        self.contentType = contentType
+    }
+
+    /// A body with its content type.
+    public static func body(_ body: RequestBody, contentType: String?) -> EncodedParameters {
+        EncodedParameters(body: body, contentType: contentType)
+    }
+
+    /// Nothing to add.
+    public static let none = EncodedParameters()
+}
+
+/// The parameters left for a ``ParameterEncoder``: a builder's named values, list or model, minus the names
+/// that filled the path or go to the query string.
+public struct EncodableParameters: Sendable {
+    enum Content: Sendable {
+        case named([(String, Parameters.Value)])
+        case list([any Encodable & Sendable])
+        case model(any Encodable & Sendable)
+    }
+
+    let content: Content
+    /// Names already taken (path placeholders, query names): skipped.
+    let excluded: [String]
+
+    init(_ content: Content, excluding excluded: [String]) {
+        self.content = content
+        self.excluded = excluded
+    }
+
+    /// Whether the parameters are named values (a dictionary literal), rather than a list or a model.
+    public var isNamed: Bool {
+        if case .named = content { return true }
+        return false
+    }
+
+    /// Whether the parameters are an `Encodable` model.
+    public var isModel: Bool {
+        if case .model = content { return true }
+        return false
+    }
+
+    /// Whether nothing is left: no named value (other than `nil` ones), an empty list. A model is never empty.
+    public var isEmpty: Bool {
+        switch content {
+        case .named(let named): !named.contains { $0.1 != nil && !excluded.contains($0.0) }
+        case .list(let list): list.isEmpty
+        case .model: false
+        }
+    }
+
+    /// The named values in order, `nil` ones left out; empty for a list or a model.
+    public var namedValues: [(name: String, value: any Encodable & Sendable)] {
+        guard case .named(let named) = content else { return [] }
+        return named.compactMap { name, value in
+            guard let value, !excluded.contains(name) else { return nil }
+            return (name, value)
+        }
+    }
+
+    /// All the parameters as one `Encodable` value, for an encoder of your own (`JSONEncoder`, `PropertyListEncoder`):
+    /// named values as a keyed container in their order, a list as an unkeyed one, a model without its taken
+    /// top-level keys.
+    public var encodable: any Encodable & Sendable {
+        switch content {
+        case .named: NamedValues(values: namedValues)
+        case .list(let list): ListValues(values: list)
+        case .model(let model): excluded.isEmpty ? model : FilteredModel(model: model, excluded: Set(excluded))
+        }
+    }
+
+    /// The parameters flattened into text fields with the query-string rules and `options` (arrays, booleans,
+    /// dates, `user[name]` nesting), in order, not percent-encoded. A list has no names and fails with
+    /// ``APIError/RequestProblem/unsupportedParameters``.
+    public func textFields(_ options: ParameterEncodingOptions) throws -> [(name: String, value: String)] {
+        var pairs = QueryEncoder(options: options, spaceAsPlus: false, collectingFields: true)
+        try add(to: &pairs)
+        return pairs.fields
+    }
+
+    /// Adds the parameters to `pairs` (a query string, a form body or a field list).
+    func add(to pairs: inout QueryEncoder) throws {
+        switch content {
+        case .named(let named):
+            for case (let name, let value?) in named where !excluded.contains(name) {
+                // The common scalar types skip ParameterValue; the text is the same.
+                if let text = value as? String {
+                    pairs.add(name, text: text)
+                } else if let int = value as? Int {
+                    pairs.add(name, text: String(int))
+                } else {
+                    try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
+                }
+            }
+        case .list:
+            throw RequestProblemError(.unsupportedParameters)
+        case .model(let model):
+            guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
+                throw RequestProblemError(.unsupportedParameters)
+            }
+            for member in members where !excluded.contains(member.key) {
+                try pairs.add(member.key, member.value)
+            }
+        }
+    }
+}
+
+/// Named values as one keyed `Encodable`, in order.
+private struct NamedValues: Encodable, Sendable {
+    let values: [(name: String, value: any Encodable & Sendable)]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: NameKey.self)
+        for (name, value) in values {
+            try container.encode(value, forKey: NameKey(name))
+        }
+    }
+}
+
+/// A list as one unkeyed `Encodable`.
+private struct ListValues: Encodable, Sendable {
+    let values: [any Encodable & Sendable]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for value in values {
+            try container.encode(value)
+        }
+    }
+}
+
+/// A model without some of its top-level keys.
+private struct FilteredModel: Encodable, Sendable {
+    let model: any Encodable & Sendable
+    let excluded: Set<String>
+
+    func encode(to encoder: any Encoder) throws {
+        try KeyFilteringEncodable(model, excluding: excluded).encode(to: encoder)
+    }
+}
+
+private struct NameKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Writes parameters into the URL's query string, RFC 3986 percent-encoded (see
+/// <doc:ParametersAndEncodings>). The default for `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE` and `CONNECT`.
+public struct QueryParameterEncoder: ParameterEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    /// `false`: the query string is not a body.
+    public var writesBody: Bool { false }
+
+    /// Writes the parameters as `name=value` pairs.
+    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
+    {
+        if case .named(let named) = parameters.content, named.isEmpty { return .none }
+        var pairs = QueryEncoder(options: context.options, spaceAsPlus: false, capacity: 64)
+        try parameters.add(to: &pairs)
+        return pairs.isEmpty ? .none : EncodedParameters(query: pairs.text)
+    }
+}
+
+/// Writes parameters as an `application/x-www-form-urlencoded; charset=utf-8` body: the pairs of a query
+/// string, with a space written as `+`.
+public struct FormParameterEncoder: ParameterEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    /// Writes the parameters as a form body.
+    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
+    {
+        var pairs = QueryEncoder(options: context.options, spaceAsPlus: true, capacity: 64)
+        try parameters.add(to: &pairs)
+        return pairs.isEmpty ? .none : .body(.data(Data(pairs.bytes)), contentType: Self.contentType)
+    }
+
+    static let contentType = "application/x-www-form-urlencoded; charset=utf-8"
+}
+
+/// Writes parameters as a JSON body with the context's `JSONEncoder` (``APIConfiguration/encoder``): one rule set
+/// for dictionary literals, lists and models alike, so its key, date and formatting strategies apply to all.
+/// The default for `POST`, `PUT`, `PATCH` and `QUERY`.
+///
+/// Named values are encoded in the order written (the default encoder then sorts keys); `nil` ones are left
+/// out; a model always makes a body (`{}` at least). Nesting deeper than ``Parameters/maximumDepth`` and a NaN
+/// `Decimal` are rejected before the encoder runs.
+public struct JSONParameterEncoder: ParameterEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    /// Writes the parameters as JSON.
+    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
+    {
+        if parameters.isEmpty { return .none }
+        let value = parameters.encodable
+        // The encoder recurses without a limit and writes a NaN Decimal as `NaN`.
+        try DepthProbe.check(value, for: context.jsonEncoder)
+        return .body(.data(try context.jsonEncoder.encode(value)), contentType: Self.contentType)
+    }
+
+    static let contentType = "application/json"
+}
+
+/// Writes parameters as a `multipart/form-data` body (RFC 7578), streamed part by part (see ``MultipartForm``).
+///
+/// Each named value is a part, in order:
+/// - ``MultipartFile`` values (`.file(url)`, `.data(bytes, filename:)`) are file parts;
+/// - ``MultipartPart`` values are sent as they are, under the dictionary's name;
+/// - `Data` values are file parts without a filename (`application/octet-stream`);
+/// - everything else is a text field, flattened like a form (`tags=a`, `tags=b`; `user[name]=x`) with the options.
+///
+/// ```swift
+/// @POST("/photos", encoding: .multipart)
+/// static var upload: APIParameterBuilder<(title: String, photo: URL)>? = .init {
+///     ["title": $0.title, "photo": .file($0.photo, contentType: "image/jpeg")]
+/// }
+/// ```
+///
+/// A model's top-level members become text fields. `Content-Length` is set when every part's size is known.
+public struct MultipartParameterEncoder: ParameterEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    /// Writes the parameters as a multipart form.
+    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
+    {
+        var parts: [MultipartPart] = []
+        switch parameters.content {
+        case .named:
+            for (name, value) in parameters.namedValues {
+                switch value {
+                case let file as MultipartFile:
+                    parts.append(
+                        MultipartPart(
+                            name: name, filename: file.filename, contentType: file.contentType, content: file.content))
+                case var part as MultipartPart:
+                    part.name = name
+                    parts.append(part)
+                case let data as Data:
+                    parts.append(
+                        MultipartPart(name: name, contentType: "application/octet-stream", content: .data(data)))
+                default:
+                    var pairs = QueryEncoder(options: context.options, spaceAsPlus: false, collectingFields: true)
+                    if let text = value as? String {
+                        pairs.add(name, text: text)
+                    } else {
+                        try pairs.add(name, ParameterValue.make(from: value, depth: 1))
+                    }
+                    parts += pairs.fields.map { MultipartPart.field($0.name, $0.value) }
+                }
+            }
+        case .list, .model:
+            parts = try parameters.textFields(context.options).map { MultipartPart.field($0.name, $0.value) }
+        }
+        let form = MultipartForm(parts: parts)
+        return .body(.multipart(form), contentType: form.contentType)
+    }
+}
+
+/// A file in a multipart dictionary literal: `"photo": .file(url, contentType: "image/jpeg")`.
+///
+/// Only ``MultipartParameterEncoder`` can send it; any other encoding fails with
+/// ``APIError/RequestProblem/unencodableParameters``.
+public struct MultipartFile: Encodable, Sendable, Hashable {
+    /// The content: a file, bytes in memory, or a stream.
+    public var content: RequestBody
+    /// The filename sent with the part.
+    public var filename: String?
+    /// The part's content type.
+    public var contentType: String?
+
+    /// Creates a file part's value.
+    public init(content: RequestBody, filename: String?, contentType: String?) {
+        self.content = content
+        self.filename = filename
+        self.contentType = contentType
+    }
+
+    /// Fails: a file can only be sent in a multipart body.
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(
+            filename ?? "file",
+            EncodingError.Context(
+                codingPath: encoder.codingPath, debugDescription: "A file can only be sent with encoding: .multipart"))
+    }
+}
+
+extension Encodable where Self == MultipartFile {
+    /// A file read from disk while it is sent; the filename defaults to the file's last path component.
+    public static func file(
+        _ url: URL,
+        filename: String? = nil,
+        contentType: String = "application/octet-stream"
+    ) -> MultipartFile {
+        MultipartFile(content: .file(url), filename: filename ?? url.lastPathComponent, contentType: contentType)
+    }
+
+    /// Bytes in memory sent as a file.
+    public static func data(
+        _ data: Data,
+        filename: String?,
+        contentType: String = "application/octet-stream"
+    ) -> MultipartFile {
+        MultipartFile(content: .data(data), filename: filename, contentType: contentType)
+    }
+
+    /// A one-shot stream sent as a file (a form holding one is never retried).
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks,
+        count: Int? = nil,
+        filename: String?,
+        contentType: String = "application/octet-stream"
+    ) -> MultipartFile where Chunks.Element == Data {
+        MultipartFile(content: .stream(chunks, count: count), filename: filename, contentType: contentType)
+    }
+}
+
+extension MultipartPart: Encodable {
+    /// Fails: a part can only be sent in a multipart body.
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(
+            name,
+            EncodingError.Context(
+                codingPath: encoder.codingPath, debugDescription: "A part can only be sent with encoding: .multipart"))
+    }
+}
