@@ -11,7 +11,8 @@
 #
 # Set while they run (exported):
 #   COURIER_SSE_URL            http://127.0.0.1:P
-#   COURIER_NGINX_URL          http://127.0.0.1:Q   (GET /big.bin is the large file)
+#   COURIER_NGINX_URL          http://127.0.0.1:Q   (GET /big.bin is the large file; /slow-start/big.bin the
+#                              same, slowed after 8 MiB unless the request has a Range header)
 #   COURIER_BIG_FILE_BYTES     its size
 #   COURIER_BIG_FILE_SHA256    its SHA-256, hex
 #
@@ -114,9 +115,20 @@ http {
     fastcgi_temp_path $dir/nginx/tmp/fastcgi;
     uwsgi_temp_path $dir/nginx/tmp/uwsgi;
     scgi_temp_path $dir/nginx/tmp/scgi;
+    # /slow-start/big.bin: the same file, but a request without Range slows to 2 MB/s after its first 8 MiB, so a
+    # test can cancel a download midway however fast the machine; a resumed one (with Range) runs at full speed.
+    map \$http_range \$courier_rate {
+        default 2m;
+        "~bytes=" 0;
+    }
     server {
         listen 127.0.0.1:$port;
         root $dir/www;
+        location /slow-start/ {
+            alias $dir/www/;
+            limit_rate_after 8m;
+            limit_rate \$courier_rate;
+        }
     }
 }
 CONF

@@ -411,8 +411,10 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        request.progress?.reportSent(
-            totalBytesSent, expected: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
+        // The body knows its size; FoundationNetworking says 0 for a body it reads from a stream.
+        let expected =
+            request.body.count.map(Int64.init) ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+        request.progress?.reportSent(totalBytesSent, expected: expected)
     }
 
     func urlSession(

@@ -1,6 +1,8 @@
 import Foundation
 
-/// A response body handed over as it arrives: an `AsyncSequence` of byte chunks, read once.
+/// A response body handed over as it arrives: an `AsyncSequence` of byte chunks, read once. A chunk holds what
+/// arrived since the last read: when the reader is behind, the chunks that wait are handed over together (up to
+/// 256 KiB at a time), so a reader keeps up with a fast transfer.
 ///
 /// ```swift
 /// let stream = try await Feeds.$live.stream(with: "news")
@@ -269,34 +271,20 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
                 underlyingError: URLError(.timedOut)))
     }
 
+    /// The most bytes one `next()` hands over when several chunks wait: reading them one by one costs a lock and
+    /// a continuation each, which a reader of a fast transfer cannot afford.
+    static let batchBytes = 256 * 1024
+
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        // Fast path: bytes already wait, or the stream ended. No continuation, no cancellation handler.
+        if Task.isCancelled {
+            cancel()
+        }
+        if let ready = takeReady() { return try ready.get() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
-                let (outcome, drained) = state.withLock {
-                    state -> (Result<Data?, APIError>?, (@Sendable () -> Void)?) in
-                    if state.head < state.chunks.count {
-                        let chunk = state.chunks[state.head]
-                        state.chunks[state.head] = Data()
-                        state.head += 1
-                        state.bytes -= chunk.count
-                        if state.head == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        var drained: (@Sendable () -> Void)?
-                        if state.bytes <= ResponseStream.windowBytes / 2 {
-                            drained = state.drained
-                            state.drained = nil
-                        }
-                        return (.success(chunk), drained)
-                    }
-                    if let end = state.end { return (end.map { nil }, nil) }
-                    state.waiter = waiter
-                    return (nil, nil)
-                }
-                drained?()
-                if let outcome {
-                    waiter.resume(with: outcome)
+                if let ready = takeReady(orWait: waiter) {
+                    waiter.resume(with: ready)
                 } else if let idle = request.responseDelivery.idleTimeout {
                     DeadlineClock.shared.add(self, timeout: idle)
                     // The chunk may have arrived in between: it removed nothing, so take the deadline out again.
@@ -306,5 +294,40 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         } onCancel: {
             cancel()
         }
+    }
+
+    /// The waiting bytes (several chunks joined, up to ``batchBytes``) or the end; `nil` when the reader must
+    /// wait, after registering `waiter` if one is given.
+    private func takeReady(orWait waiter: CheckedContinuation<Data?, any Error>? = nil) -> Result<Data?, APIError>? {
+        let (outcome, drained) = state.withLock { state -> (Result<Data?, APIError>?, (@Sendable () -> Void)?) in
+            if state.head < state.chunks.count {
+                var batch = state.chunks[state.head]
+                state.chunks[state.head] = Data()
+                state.head += 1
+                while state.head < state.chunks.count,
+                    batch.count + state.chunks[state.head].count <= Self.batchBytes
+                {
+                    batch.append(state.chunks[state.head])
+                    state.chunks[state.head] = Data()
+                    state.head += 1
+                }
+                state.bytes -= batch.count
+                if state.head == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
+                }
+                var drained: (@Sendable () -> Void)?
+                if state.bytes <= ResponseStream.windowBytes / 2 {
+                    drained = state.drained
+                    state.drained = nil
+                }
+                return (.success(batch), drained)
+            }
+            if let end = state.end { return (end.map { nil }, nil) }
+            if let waiter { state.waiter = waiter }
+            return (nil, nil)
+        }
+        drained?()
+        return outcome
     }
 }

@@ -64,7 +64,7 @@ struct HeaderRecorder: APIPlugin {
 
 @Suite("Integration: streams", .httpbin, .timeLimit(.minutes(1)))
 struct StreamIntegrationTests {
-    @Test("/stream-bytes/{n} arrives as several chunks adding up to n bytes, with progress")
+    @Test("/stream-bytes/{n} arrives as chunks adding up to n bytes, with progress")
     func streamBytes() async throws {
         // (httpbin draws seeded bytes from Python's global generator, so concurrent tests change them: the content
         // is compared on /range below, whose bytes are fixed.)
@@ -74,14 +74,10 @@ struct StreamIntegrationTests {
         let stream = try await TransferAPI.$streamBytes.stream(
             with: (n: 100_000, seed: 7), progress: progress, using: configuration)
         var count = 0
-        var chunks = 0
-        for try await chunk in stream {
-            count += chunk.count
-            chunks += 1
-        }
+        for try await chunk in stream { count += chunk.count }
 
+        // (How many chunks depends on how far the reader lags: waiting chunks are handed over together.)
         #expect(count == 100_000)
-        #expect(chunks > 1)
         #expect(progress.current.received == 100_000)
         #expect(progress.current.isFinished)
     }

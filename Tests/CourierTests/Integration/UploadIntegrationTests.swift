@@ -101,6 +101,38 @@ struct UploadIntegrationTests {
         #expect(counted.header("Transfer-Encoding") == nil)
     }
 
+    @Test("Upload progress counts the bytes sent up to the body's size, for a file and for a multipart form")
+    func uploadProgress() async throws {
+        let configuration = try HTTPBin.configuration()
+        let size = 3 * 1_048_576
+        let file = try Self.temporaryFile(Data(repeating: UInt8(ascii: "x"), count: size))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let form = POST<URL>("/anything/form", encoding: .multipart) { ["file": .file($0)] }
+
+        for request in [
+            try await Uploads.$file.makeRequest(with: file, using: configuration),
+            try form.makeRequest(with: file, using: configuration),
+        ] {
+            var request = request
+            let progress = TransferProgress()
+            request.progress = progress
+            let watcher = Task {
+                var last: TransferProgress.Snapshot?
+                for await snapshot in progress { last = snapshot }
+                return last
+            }
+
+            try await request.send(using: configuration)
+
+            let last = try #require(await watcher.value)
+            let expected = try #require(request.body.count)
+            #expect(last.sent == Int64(expected))
+            #expect(last.expectedToSend == Int64(expected))
+            #expect(expected >= size)
+            #expect(last.isFinished)
+        }
+    }
+
     @Test("Query names and a JSON body on one endpoint: POST /search?version=2 with {\"text\":…}")
     func queryAndBody() async throws {
         let configuration = try HTTPBin.configuration()
