@@ -262,6 +262,12 @@ extension ExecutorConformance.Context {
         if let response = await response(fits) {
             expect(response.data.count == limit, "\(fits.label): \(response.data.count) bytes, expected \(limit)")
         }
+        // A HEAD answer, a 204 and a 304 have no body, whatever Content-Length says: never too large.
+        let head = Call(method: .head, base: servers.httpbin, target: "/bytes/50000", maxResponseBytes: 10_000)
+        if let response = await response(head) {
+            expect(response.statusCode == 200, "\(head.label) with a limit of 10000: status \(response.statusCode)")
+            expect(response.data.isEmpty, "\(head.label): \(response.data.count) body bytes for a HEAD")
+        }
         // 64 MiB of zeros, about 64 KiB gzipped: decoded, it crosses the limit; not decoded, it stays under.
         let bomb = Call(base: servers.faultServer, target: "/gzip-bomb?mb=64", maxResponseBytes: 1 << 20)
         switch await send(bomb) {

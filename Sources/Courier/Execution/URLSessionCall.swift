@@ -272,8 +272,10 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                 return completionHandler(.allow)
             }
         }
-        // A declared length over the limit fails at once.
-        if let length, length > request.maxResponseBytes {
+        // A declared length over the limit fails at once; a HEAD answer, a 204 and a 304 declare a length
+        // without a body.
+        let bodiless = request.method == .head || http.statusCode == 204 || http.statusCode == 304
+        if let length, length > request.maxResponseBytes, !bodiless {
             stop(.tooLarge)
             completionHandler(.cancel)
             return
