@@ -44,13 +44,13 @@ let package = Package(
         // each download's resident-memory growth; `scripts/bench transfers` runs it.
         .executableTarget(
             name: "CourierTransfers",
-            dependencies: [.product(name: "Courier", package: "Courier")]
+            dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
         ),
         // A large multipart upload to the upload sink: Courier, raw URLSession and curl alternated in rounds in one
         // process, with each upload's resident-memory growth; `scripts/bench uploads` runs it.
         .executableTarget(
             name: "CourierUploads",
-            dependencies: [.product(name: "Courier", package: "Courier")]
+            dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
         ),
     ]
 )

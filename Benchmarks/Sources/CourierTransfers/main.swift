@@ -11,6 +11,7 @@
 //
 // `scripts/bench transfers` starts nginx with the generated file (scripts/transfers.sh) and runs it.
 import Courier
+import CourierBenchmarkSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -76,27 +77,8 @@ func cpuTime(children: Bool) -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-/// `VmRSS` or `VmHWM` from /proc/self/status, in bytes.
-func memory(_ key: String) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
-        let fields = line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
-        return fields.first.flatMap { Int($0) }.map { $0 * 1024 }
-    }
-    return nil
-}
-
-/// Resets the peak-RSS mark (Linux: writing 5 to clear_refs), so VmHWM measures from now.
-func resetPeak() {
-    try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
-}
-
 func size(of path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 let rawSession = URLSession(configuration: .default)
@@ -132,8 +114,8 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
     let destination = folder.appendingPathComponent("\(side.rawValue).bin")
     try? FileManager.default.removeItem(at: destination)
     defer { try? FileManager.default.removeItem(at: destination) }
-    resetPeak()
-    let before = memory("VmRSS")
+    Measuring.resetPeak()
+    let before = Measuring.memory("VmRSS")
     let clock = ContinuousClock()
     let cpuBefore = cpuTime(children: side == .curl)
     let start = clock.now
@@ -147,18 +129,11 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
     case .curl:
         try curlDownload(url, to: destination)
     }
-    let elapsed = seconds(clock.now - start)
+    let elapsed = Measuring.seconds(clock.now - start)
     let cpu = cpuTime(children: side == .curl) - cpuBefore
     var growth: Int?
-    if side != .curl, let peak = memory("VmHWM"), let before { growth = peak - before }
+    if side != .curl, let peak = Measuring.memory("VmHWM"), let before { growth = peak - before }
     return Measure(seconds: elapsed, bytes: size(of: destination.path), rssGrowthBytes: growth, cpuSeconds: cpu)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1
-        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 struct Report: Codable {
@@ -216,25 +191,27 @@ for round in 0..<(options.warmup + options.rounds) {
 
 let bytes = measures[.courier]?.first?.bytes ?? 0
 func summary(_ side: Side, _ all: [Measure], bytes: Int) -> String {
-    let time = median(all.map(\.seconds))
+    let time = Measuring.median(all.map(\.seconds))
     let peak = all.compactMap(\.rssGrowthBytes).max().map { "\($0 >> 20) MiB" } ?? "-"
     return String(
         format: "%@: median %.2f s, %.0f MiB/s, median CPU %.2f s, max RSS growth %@", side.rawValue, time,
-        Double(bytes) / 1_048_576 / time, median(all.map(\.cpuSeconds)), peak)
+        Double(bytes) / 1_048_576 / time, Measuring.median(all.map(\.cpuSeconds)), peak)
 }
 print("\n\(bytes) bytes, \(options.rounds) rounds after \(options.warmup) warm-up")
 for side in Side.allCases { print(summary(side, measures[side] ?? [], bytes: bytes)) }
 print(
     String(
-        format: "Courier / curl throughput: median %.3f× (%.3f–%.3f)", median(overCurl), overCurl.min() ?? 0,
+        format: "Courier / curl throughput: median %.3f× (%.3f–%.3f)", Measuring.median(overCurl), overCurl.min() ?? 0,
         overCurl.max() ?? 0))
 print(
     String(
-        format: "Courier / raw URLSession download task: median %.3f× (%.3f–%.3f)", median(overRaw), overRaw.min() ?? 0,
+        format: "Courier / raw URLSession download task: median %.3f× (%.3f–%.3f)", Measuring.median(overRaw),
+        overRaw.min() ?? 0,
         overRaw.max() ?? 0))
 print(
     String(
-        format: "CPU time, Courier / raw: median %.3f× (%.3f–%.3f)", median(cpuOverRaw), cpuOverRaw.min() ?? 0,
+        format: "CPU time, Courier / raw: median %.3f× (%.3f–%.3f)", Measuring.median(cpuOverRaw),
+        cpuOverRaw.min() ?? 0,
         cpuOverRaw.max() ?? 0))
 if let json = options.json {
     let report = Report(

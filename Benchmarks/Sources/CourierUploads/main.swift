@@ -11,6 +11,7 @@
 //
 // `scripts/bench uploads` starts the sink and runs it.
 import Courier
+import CourierBenchmarkSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -65,32 +66,6 @@ struct SinkReport: Decodable {
 
 struct Failure: Error, CustomStringConvertible {
     let description: String
-}
-
-/// `VmRSS` or `VmHWM` from /proc/self/status, in bytes.
-func memory(_ key: String) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
-        let fields = line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
-        return fields.first.flatMap { Int($0) }.map { $0 * 1024 }
-    }
-    return nil
-}
-
-/// Resets the peak-RSS mark (Linux: writing 5 to clear_refs), so VmHWM measures from now.
-func resetPeak() {
-    try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1
-        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Runs a command and returns its standard output.
@@ -183,8 +158,8 @@ let upload = POST<URL>(target.absoluteString, encoding: .multipart) { ["note": "
 let configuration = APIConfiguration(timeout: .seconds(600), executor: URLSessionExecutor.shared)
 
 func measure(_ side: Side) async throws -> Measure {
-    resetPeak()
-    let before = memory("VmRSS")
+    Measuring.resetPeak()
+    let before = Measuring.memory("VmRSS")
     let clock = ContinuousClock()
     let start = clock.now
     let answer: Data
@@ -194,17 +169,17 @@ func measure(_ side: Side) async throws -> Measure {
     case .curl:
         answer = try run(["curl", "-s", "-f", "-F", "note=bench", "-F", "file=@\(file.path)", target.absoluteString])
     }
-    let elapsed = seconds(clock.now - start)
+    let elapsed = Measuring.seconds(clock.now - start)
     try check(answer, digest: digest, side: side)
     var growth: Int?
-    if side != .curl, let peak = memory("VmHWM"), let before { growth = peak - before }
+    if side != .curl, let peak = Measuring.memory("VmHWM"), let before { growth = peak - before }
     return Measure(seconds: elapsed, rssGrowthBytes: growth)
 }
 
 var measures: [Side: [Measure]] = [:]
 var overCurl: [Double] = []
 var overRaw: [Double] = []
-let idle = memory("VmRSS") ?? 0
+let idle = Measuring.memory("VmRSS") ?? 0
 for round in 0..<(options.warmup + options.rounds) {
     let order = round % 2 == 0 ? Side.allCases : Side.allCases.reversed()
     var times: [Side: Measure] = [:]
@@ -227,7 +202,7 @@ let bytes = options.megabytes * 1_048_576
 print("\n\(bytes)-byte file in a multipart form, \(options.rounds) rounds after \(options.warmup) warm-up")
 for side in Side.allCases {
     let all = measures[side] ?? []
-    let time = median(all.map(\.seconds))
+    let time = Measuring.median(all.map(\.seconds))
     let peak = all.compactMap(\.rssGrowthBytes).max().map { "\($0 >> 20) MiB" } ?? "-"
     print(
         String(
@@ -236,11 +211,12 @@ for side in Side.allCases {
 }
 print(
     String(
-        format: "Courier / curl throughput: median %.3f× (%.3f–%.3f)", median(overCurl), overCurl.min() ?? 0,
+        format: "Courier / curl throughput: median %.3f× (%.3f–%.3f)", Measuring.median(overCurl), overCurl.min() ?? 0,
         overCurl.max() ?? 0))
 print(
     String(
-        format: "Courier / raw URLSession upload task: median %.3f× (%.3f–%.3f)", median(overRaw), overRaw.min() ?? 0,
+        format: "Courier / raw URLSession upload task: median %.3f× (%.3f–%.3f)", Measuring.median(overRaw),
+        overRaw.min() ?? 0,
         overRaw.max() ?? 0))
 print("idle RSS before the first upload: \(idle >> 20) MiB")
 if let json = options.json {
