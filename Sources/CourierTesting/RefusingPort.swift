@@ -10,13 +10,13 @@ import Foundation
 
 /// A TCP port on 127.0.0.1 that is bound but never listens, so that connecting to it is refused at once;
 /// no other process can take the port while this value lives.
-final class RefusingPort: Sendable {
+package final class RefusingPort: Sendable {
     private let descriptor: Int32
     /// The port number.
-    let number: UInt16
+    package let number: UInt16
 
     /// Binds a socket to 127.0.0.1 on a port the system picks, without listening; `nil` when that fails.
-    init?() {
+    package init?() {
         #if canImport(Darwin)
             let streamType = SOCK_STREAM
         #else

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -182,10 +183,10 @@ struct TransportIntegrationTests {
     @Test("A closed port on 127.0.0.1 gives .transport(.cannotConnect)")
     func closedPort() async throws {
         // GIVEN a port that is bound but does not listen, so the connection is refused
-        let port = try ClosedPort()
+        let port = try #require(RefusingPort())
         let configuration = try HTTPBin.configuration(timeout: .seconds(5))
         var closed = configuration
-        closed.baseURL = try port.url
+        closed.baseURL = URL(string: "http://127.0.0.1:\(port.number)")
 
         // WHEN an endpoint is called there
         let error = try await #require(throws: APIError.self) {
@@ -196,6 +197,6 @@ struct TransportIntegrationTests {
         #expect(error.reason == .transport(.cannotConnect))
         #expect(error.response == nil)
         #expect((error.underlyingError as? URLError)?.code == .cannotConnectToHost)
-        #expect(error.request?.url.port == Int(port.port))
+        #expect(error.request?.url.port == Int(port.number))
     }
 }

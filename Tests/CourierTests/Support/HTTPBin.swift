@@ -2,14 +2,6 @@ import Courier
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The real httpbin server that the integration tests talk to.
 ///
 /// `scripts/test` starts httpbin (PyPI `httpbin` + `gunicorn`) on 127.0.0.1 and exports its address as
@@ -96,55 +88,6 @@ extension Trait where Self == ConditionTrait {
             if: try HTTPBin.isAvailable(),
             "needs a real httpbin: COURIER_HTTPBIN_URL is not set (scripts/test starts one and sets it)"
         )
-    }
-}
-
-/// A TCP port on 127.0.0.1 that is bound but never listens, so connecting to it is refused at once.
-///
-/// Keeping the socket bound for the whole test means no other process can take the port meanwhile.
-final class ClosedPort: Sendable {
-    private let descriptor: Int32
-    /// The port number.
-    let port: UInt16
-
-    /// Binds a socket to 127.0.0.1 on a port the system picks, without listening.
-    init() throws {
-        #if canImport(Darwin)
-            let streamType = SOCK_STREAM
-        #else
-            let streamType = Int32(SOCK_STREAM.rawValue)
-        #endif
-        let descriptor = socket(AF_INET, streamType, 0)
-        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else {
-            let code = errno
-            close(descriptor)
-            throw POSIXError(.init(rawValue: code) ?? .EIO)
-        }
-        self.descriptor = descriptor
-        self.port = UInt16(bigEndian: address.sin_port)
-    }
-
-    deinit {
-        close(descriptor)
-    }
-
-    /// `http://127.0.0.1:<port>`.
-    var url: URL {
-        get throws {
-            try #require(URL(string: "http://127.0.0.1:\(port)"))
-        }
     }
 }
 
