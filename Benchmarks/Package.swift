@@ -8,6 +8,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "Courier", path: ".."),
+        // The server-side executor, for the download benchmark's AsyncHTTPClient sides (builds AsyncHTTPClient).
+        .package(name: "CourierAsyncHTTPClient", path: "../CourierAsyncHTTPClient"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -40,11 +43,17 @@ let package = Package(
             name: "CourierE2E",
             dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
         ),
-        // A large download from nginx: Courier, raw URLSession and curl alternated in rounds in one process, with
-        // each download's resident-memory growth; `scripts/bench transfers` runs it.
+        // A large download from nginx: Courier on URLSessionExecutor and on AsyncHTTPClientExecutor, raw URLSession,
+        // raw AsyncHTTPClient and curl, in rounds in one process, with each download's resident-memory growth;
+        // `scripts/bench transfers` runs it.
         .executableTarget(
             name: "CourierTransfers",
-            dependencies: ["CourierBenchmarkSupport", .product(name: "Courier", package: "Courier")]
+            dependencies: [
+                "CourierBenchmarkSupport",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "CourierAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         // A large multipart upload to the upload sink: Courier, raw URLSession and curl alternated in rounds in one
         // process, with each upload's resident-memory growth; `scripts/bench uploads` runs it.

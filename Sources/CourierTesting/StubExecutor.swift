@@ -184,14 +184,18 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
     /// The URL that was requested.
     public let url: URL
 
+    /// The URL as the description prints it: redacted, the request's own secret names included.
+    private let redactedURL: String
+
     init(_ request: APIRequest) {
         self.endpoint = request.endpoint.description
         self.url = request.url
+        self.redactedURL = SensitiveData.redacted(request.url, for: request)
     }
 
     /// Names the endpoint and the URL, redacted (see ``/Courier/SensitiveData``).
     public var description: String {
-        "no stub for \(endpoint) (\(SensitiveData.redacted(url))); add one with stub(_:with:)"
+        "no stub for \(endpoint) (\(redactedURL)); add one with stub(_:with:)"
     }
 }
 

@@ -11,7 +11,8 @@ import Foundation
 //   swift build --package-path Benchmarks -c release --product CourierProfile
 //   valgrind --tool=callgrind Benchmarks/.build/release/CourierProfile build.query-get.courier 20000
 //
-// Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline}.
+// Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline},
+// pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost).
 //
 //   Benchmarks/.build/release/CourierProfile compare build.path-header-query [rounds]
 //
@@ -86,6 +87,27 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
             exit(1)
         }
         print("\(label): \(count) iterations, checksum \(sum)")
+        exit(0)
+    }
+    DispatchSemaphore(value: 0).wait()
+} else if name == "pipeline" {
+    // The whole call pipeline on an executor that answers at once, with the body returned as `Data` (no JSON
+    // decoding): what Courier adds to every call, build to result.
+    let configuration = APIConfiguration(
+        baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: Fixtures.small))
+    let (count, repos) = (iterations, endpoints.repos)
+    Task.detached {
+        var sum = 0
+        do {
+            for _ in 0..<count {
+                let data: Data = try await repos.request(with: "octocat", using: configuration)
+                sum &+= data.count
+            }
+        } catch {
+            print("pipeline: \(error)")
+            exit(1)
+        }
+        print("pipeline: \(count) iterations, checksum \(sum)")
         exit(0)
     }
     DispatchSemaphore(value: 0).wait()

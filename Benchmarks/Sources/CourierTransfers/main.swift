@@ -1,16 +1,19 @@
-// CourierTransfers: a large download over loopback from nginx, three ways in one process, alternating in rounds:
-// Courier (`$endpoint.download(with:to:)` over URLSessionExecutor.shared), raw URLSession (a download task with
-// a completion handler, its file moved into place) and curl (`curl -s -o FILE URL`, a child process). Every
-// round runs the three back to back, in forward order in even rounds and in reverse order in odd ones, and gives
-// the ratios of Courier's throughput to each baseline's; the figures are the medians of those per-round ratios.
-// Memory: before each Courier and raw download the process's peak-RSS mark is reset (`/proc/self/clear_refs`,
-// 5), so the peak after it minus the resident size before it is that download's growth.
+// CourierTransfers: a large download over loopback from nginx, five ways in one process, alternating in rounds:
+// Courier (`$endpoint.download(with:to:)`) over URLSessionExecutor.shared and over AsyncHTTPClientExecutor(), raw
+// URLSession (a download task with a completion handler, its file moved into place), raw AsyncHTTPClient
+// (`HTTPClient.shared` with its `FileDownloadDelegate`) and curl (`curl -s -o FILE URL`, a child process). Every
+// round runs the five back to back, in forward order in even rounds and in reverse order in odd ones, and gives
+// the ratios of each Courier side's throughput to the baselines'; the figures are the medians of those per-round
+// ratios. Memory: before each in-process download the process's peak-RSS mark is reset
+// (`/proc/self/clear_refs`, 5), so the peak after it minus the resident size before it is that download's growth.
 //
 //   CourierTransfers --url http://127.0.0.1:P/big.bin [--rounds 7] [--warmup 1] [--json FILE]
-//   CourierTransfers --url … --only courier|raw|curl [--rounds N]   one side in a loop, for a profiler
+//   CourierTransfers --url … --only courier|courier-ahc|raw|raw-ahc|curl [--rounds N]   one side in a loop
 //
 // `scripts/bench transfers` starts nginx with the generated file (scripts/transfers.sh) and runs it.
+import AsyncHTTPClient
 import Courier
+import CourierAsyncHTTPClient
 import CourierBenchmarkSupport
 import Foundation
 
@@ -52,7 +55,11 @@ func parseOptions() -> Options {
 }
 
 enum Side: String, CaseIterable, Codable {
-    case courier, raw, curl
+    case courier
+    case courierAHC = "courier-ahc"
+    case raw
+    case rawAHC = "raw-ahc"
+    case curl
 }
 
 struct Measure: Codable {
@@ -101,6 +108,14 @@ func rawDownload(_ url: URL, to destination: URL) async throws {
     }
 }
 
+/// The download written with AsyncHTTPClient alone: its own file-writing delegate, a status check.
+func rawAHCDownload(_ url: URL, to destination: URL) async throws {
+    let request = try HTTPClient.Request(url: url)
+    let delegate = try FileDownloadDelegate(path: destination.path)
+    let progress = try await HTTPClient.shared.execute(request: request, delegate: delegate).futureResult.get()
+    guard progress.head.status.code == 200 else { throw URLError(.badServerResponse) }
+}
+
 func curlDownload(_ url: URL, to destination: URL) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -124,8 +139,14 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
         let endpoint = GET<Void>(url.absoluteString)
         let configuration = APIConfiguration(timeout: .seconds(600), executor: URLSessionExecutor.shared)
         try await endpoint.download(to: destination, resume: false, using: configuration)
+    case .courierAHC:
+        let endpoint = GET<Void>(url.absoluteString)
+        let configuration = APIConfiguration(timeout: .seconds(600), executor: AsyncHTTPClientExecutor())
+        try await endpoint.download(to: destination, resume: false, using: configuration)
     case .raw:
         try await rawDownload(url, to: destination)
+    case .rawAHC:
+        try await rawAHCDownload(url, to: destination)
     case .curl:
         try curlDownload(url, to: destination)
     }
@@ -140,10 +161,18 @@ struct Report: Codable {
     var bytes: Int
     var rounds: Int
     var measures: [String: [Measure]]
-    var courierOverCurl: [Double]
-    var courierOverRaw: [Double]
-    var cpuCourierOverRaw: [Double]
+    /// For each comparison ("courier/curl", "courier-ahc/raw-ahc", …), the per-round throughput ratios.
+    var throughput: [String: [Double]]
+    /// For each comparison, the per-round ratios of the baseline's CPU time to the side's (above 1: the side
+    /// uses less).
+    var cpuEfficiency: [String: [Double]]
 }
+
+/// (side, baseline) pairs reported.
+let comparisons: [(Side, Side)] = [
+    (.courier, .curl), (.courier, .raw), (.courierAHC, .curl), (.courierAHC, .raw), (.courierAHC, .rawAHC),
+    (.rawAHC, .curl),
+]
 
 let options = parseOptions()
 guard let url = options.url else {
@@ -162,30 +191,32 @@ if let side = options.only {
     exit(0)
 }
 
+func label(_ pair: (Side, Side)) -> String { "\(pair.0.rawValue)/\(pair.1.rawValue)" }
+
 var measures: [Side: [Measure]] = [:]
-var overCurl: [Double] = []
-var overRaw: [Double] = []
-var cpuOverRaw: [Double] = []
+var throughput: [String: [Double]] = [:]
+var cpuEfficiency: [String: [Double]] = [:]
 for round in 0..<(options.warmup + options.rounds) {
     let order = round % 2 == 0 ? Side.allCases : Side.allCases.reversed()
     var times: [Side: Measure] = [:]
     for side in order { times[side] = try await run(side, url: url, folder: folder) }
-    guard round >= options.warmup, let courier = times[.courier], let raw = times[.raw], let curl = times[.curl] else {
+    guard round >= options.warmup else {
         print("warm-up round \(round + 1) done")
         continue
     }
     for (side, measure) in times { measures[side, default: []].append(measure) }
-    // Throughput ratio: the baseline's time over Courier's.
-    overCurl.append(curl.seconds / courier.seconds)
-    overRaw.append(raw.seconds / courier.seconds)
-    cpuOverRaw.append(courier.cpuSeconds / raw.cpuSeconds)
-    let mb = Double(courier.bytes) / 1_048_576
-    let line = String(
-        format: "round %d: courier %.2f s (%.0f MiB/s, +%d MiB RSS, CPU %.2f s), raw %.2f s (CPU %.2f s), "
-            + "curl %.2f s (CPU %.2f s); ×curl %.3f, ×raw %.3f",
-        round + 1 - options.warmup, courier.seconds, mb / courier.seconds, (courier.rssGrowthBytes ?? 0) >> 20,
-        courier.cpuSeconds, raw.seconds, raw.cpuSeconds, curl.seconds, curl.cpuSeconds, overCurl.last ?? 0,
-        overRaw.last ?? 0)
+    var line = "round \(round + 1 - options.warmup):"
+    for side in Side.allCases {
+        guard let measure = times[side] else { continue }
+        let rss = measure.rssGrowthBytes.map { String(format: ", +%d MiB RSS", $0 >> 20) } ?? ""
+        line += String(format: " %@ %.2f s (CPU %.2f s%@);", side.rawValue, measure.seconds, measure.cpuSeconds, rss)
+    }
+    for pair in comparisons {
+        guard let side = times[pair.0], let baseline = times[pair.1] else { continue }
+        // Throughput ratio: the baseline's time over the side's.
+        throughput[label(pair), default: []].append(baseline.seconds / side.seconds)
+        cpuEfficiency[label(pair), default: []].append(baseline.cpuSeconds / side.cpuSeconds)
+    }
     print(line)
 }
 
@@ -199,25 +230,19 @@ func summary(_ side: Side, _ all: [Measure], bytes: Int) -> String {
 }
 print("\n\(bytes) bytes, \(options.rounds) rounds after \(options.warmup) warm-up")
 for side in Side.allCases { print(summary(side, measures[side] ?? [], bytes: bytes)) }
-print(
-    String(
-        format: "Courier / curl throughput: median %.3f× (%.3f–%.3f)", Measuring.median(overCurl), overCurl.min() ?? 0,
-        overCurl.max() ?? 0))
-print(
-    String(
-        format: "Courier / raw URLSession download task: median %.3f× (%.3f–%.3f)", Measuring.median(overRaw),
-        overRaw.min() ?? 0,
-        overRaw.max() ?? 0))
-print(
-    String(
-        format: "CPU time, Courier / raw: median %.3f× (%.3f–%.3f)", Measuring.median(cpuOverRaw),
-        cpuOverRaw.min() ?? 0,
-        cpuOverRaw.max() ?? 0))
+for pair in comparisons {
+    let ratios = throughput[label(pair)] ?? []
+    let cpu = cpuEfficiency[label(pair)] ?? []
+    print(
+        String(
+            format: "%@: throughput median %.3f× (%.3f–%.3f), CPU efficiency median %.3f×", label(pair),
+            Measuring.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0, Measuring.median(cpu)))
+}
 if let json = options.json {
     let report = Report(
         bytes: bytes, rounds: options.rounds,
         measures: Dictionary(uniqueKeysWithValues: measures.map { ($0.key.rawValue, $0.value) }),
-        courierOverCurl: overCurl, courierOverRaw: overRaw, cpuCourierOverRaw: cpuOverRaw)
+        throughput: throughput, cpuEfficiency: cpuEfficiency)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try encoder.encode(report).write(to: URL(fileURLWithPath: json))

@@ -12,7 +12,9 @@
 // - raw-ahc-again: raw-ahc once more (a control: its distance from 1× is the noise of the run);
 // - raw-urlsession: `URLSession(configuration: .default).data(for:)`, a status check, `JSONDecoder().decode`.
 // Every side must decode the same value before anything is timed. For each concurrency, after warm-up rounds,
-// every round times one block of each side back to back, in an order reversed every other round (ABBA); a
+// every round times one block of each side back to back, in an order drawn at random for each round (seeded:
+// every side follows every other side about equally often, so what one side leaves behind — libcurl's threads
+// after raw-urlsession, say — does not always weigh on the same neighbour); a
 // block is `calls` sequential calls at concurrency 1, or 32 tasks of `calls-per-task` calls. Ratios are taken
 // round by round (baseline block time / side block time: throughput relative to the baseline); the figure is
 // their median, with their range.
@@ -70,10 +72,10 @@ func options() throws -> (server: URL, docroot: String, rounds: Int, warmup: Int
         arguments.removeSubrange(index...(index + 1))
         return number
     }
-    let rounds = try value("--rounds", 31)
+    let rounds = try value("--rounds", 41)
     let warmup = try value("--warmup", 3)
-    let calls = try value("--calls", 50)
-    let callsPerTask = try value("--calls-per-task", 16)
+    let calls = try value("--calls", 300)
+    let callsPerTask = try value("--calls-per-task", 64)
     if let index = arguments.firstIndex(of: "--only"), index + 2 < arguments.count {
         arguments.removeSubrange(index...(index + 2))
     }
@@ -188,7 +190,7 @@ if let index = CommandLine.arguments.firstIndex(of: "--only"), index + 2 < Comma
 }
 print("GET \(settings.server)/users/octocat/repos.json: \(fixtureData.count) bytes of JSON, decoded into [Repository]")
 print(
-    "alternating in one process, \(settings.rounds) rounds after \(settings.warmup) warm-up (order reversed every other round)"
+    "alternating in one process, \(settings.rounds) rounds after \(settings.warmup) warm-up (a random order in each round)"
 )
 
 /// (side, baseline) pairs reported.
@@ -196,6 +198,18 @@ let comparisons = [
     ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
     ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
 ]
+/// A seeded SplitMix64: the order of the sides in each round is random, the same from run to run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+var generator = SplitMix64(state: 20_261_124)
 var report: [String: Any] = ["bytes": fixtureData.count, "rounds": settings.rounds]
 for concurrency in [1, 32] {
     let callsPerTask = concurrency == 1 ? settings.calls : settings.callsPerTask
@@ -203,7 +217,7 @@ for concurrency in [1, 32] {
     var times: [String: [Double]] = [:]
     var cpuTimes: [String: [Double]] = [:]
     for round in -settings.warmup..<settings.rounds {
-        let order = round % 2 == 0 ? all : all.reversed()
+        let order = all.shuffled(using: &generator)
         var roundTimes: [String: (wall: Double, cpu: Double)] = [:]
         for side in order {
             roundTimes[side.name] = try await block(side, concurrency: concurrency, callsPerTask: callsPerTask)

@@ -54,7 +54,7 @@ extension AsyncHTTPClientCall {
             for field in hop.headers { headers.add(name: field.name.rawValue, value: field.value) }
             let body = hop.body.data.flatMap { $0.isEmpty ? nil : HTTPClient.Body.bytes($0) }
             http = try HTTPClient.Request(
-                url: hop.url.absoluteString, method: NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue),
+                url: hop.url, method: NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue),
                 headers: headers,
                 body: body)
         } catch {

@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 /// An executor that sends requests with swift-server's `HTTPClient` (AsyncHTTPClient, on SwiftNIO): the
 /// executor for Linux servers (Vapor, Hummingbird, workers), and for any platform where you already run an
@@ -77,13 +78,19 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
 
     /// `configuration` with what this executor needs: redirects off (Courier follows them), and a refused
     /// connection fails the call at once (`.cannotConnect`) instead of being retried until the deadline, as
-    /// with `URLSession`. Use it when you create a client for this executor.
+    /// with `URLSession`. A no-op tracer (what `InstrumentationSystem.tracer` is until a tracer is bootstrapped)
+    /// becomes no tracer: the spans would record nothing, and the client skips their per-request work; a real
+    /// tracer stays, and AsyncHTTPClient's spans are then children of ``TracingPlugin``'s. Use it when you
+    /// create a client for this executor.
     public static func clientConfiguration(
         _ configuration: HTTPClient.Configuration = .singletonConfiguration
     ) -> HTTPClient.Configuration {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A no-op tracer records nothing, but AsyncHTTPClient would still start (and cast, and fill) a span for
+        // every request: without one it skips that work. A real tracer stays.
+        if configuration.tracing.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         return configuration
     }
 

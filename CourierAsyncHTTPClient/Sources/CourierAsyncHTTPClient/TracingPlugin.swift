@@ -16,8 +16,10 @@ import Tracing
 /// server's request span in Vapor or Hummingbird), and the rest of the chain runs inside it, so spans that
 /// the executor starts (AsyncHTTPClient's own, when its client has a tracer) are its children.
 ///
-/// The span records `http.request.method`, `url.template` (the path template), `url.scheme`,
-/// `server.address`, `server.port` and `http.response.status_code`. A status of 400 and above sets the span's
+/// The span records `http.request.method`, `url.template` (the path template), `url.full` (redacted: user,
+/// password and secret query items and path parameters masked, as in every log line), `url.scheme`,
+/// `server.address`, `server.port` (the scheme's default when the URL names none) and
+/// `http.response.status_code`. A status of 400 and above sets the span's
 /// status to error (the convention for client spans), with `error.type` the status code; a failure records
 /// the error (its description, redacted as Courier's errors always are) and sets `error.type` to the
 /// ``Courier/APIError/Reason``. Put the plugin first in the list to get one span per call, or after a
@@ -47,9 +49,13 @@ public struct TracingPlugin: APIPlugin {
         defer { span.end() }
         span.attributes["http.request.method"] = request.method.rawValue
         span.attributes["url.template"] = request.endpoint.path
+        // The URL with every secret masked: user and password, secret query items, secret path parameters.
+        span.attributes["url.full"] = SensitiveData.redacted(request.url, for: request)
         if let scheme = request.url.scheme { span.attributes["url.scheme"] = scheme }
         if let host = request.url.host { span.attributes["server.address"] = host }
-        if let port = request.url.port { span.attributes["server.port"] = port }
+        if let port = request.url.port ?? Self.defaultPort(of: request.url.scheme) {
+            span.attributes["server.port"] = port
+        }
 
         var traced = request
         tracer.inject(span.context, into: &traced.headers, using: HeaderInjector())
@@ -69,6 +75,15 @@ public struct TracingPlugin: APIPlugin {
             span.recordError(failure)
             span.setStatus(SpanStatus(code: .error, message: failure.description))
             throw error
+        }
+    }
+
+    /// The port a URL without one uses.
+    private static func defaultPort(of scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "https": 443
+        case "http": 80
+        default: nil
         }
     }
 

@@ -20,7 +20,7 @@ extension URLSessionCall {
         switch body.storage {
         case .empty, .data:
             break
-        #if !canImport(FoundationNetworking)
+        #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
             case .file(let url, _):
                 if let complete {
                     return session.uploadTask(with: urlRequest, fromFile: url, completionHandler: complete)
@@ -32,7 +32,7 @@ extension URLSessionCall {
             let reader = BodyReader(body)
             if let count = body.count {
                 urlRequest.setValue(String(count), forHTTPHeaderField: "Content-Length")
-                #if canImport(FoundationNetworking)
+                #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                     // FoundationNetworking hands libcurl a stream of unknown length, which libcurl sends chunked
                     // even with a Content-Length header (both headers: invalid). A blank Transfer-Encoding is one
                     // libcurl neither sends nor treats as chunked, so the declared length is used.
@@ -47,7 +47,7 @@ extension URLSessionCall {
         return session.dataTask(with: urlRequest)
     }
 
-    #if canImport(FoundationNetworking)
+    #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
         /// FoundationNetworking reads an `InputStream` subclass directly, on libcurl's thread.
         static func inputStream(
             reading reader: BodyReader,
@@ -73,7 +73,7 @@ extension URLSessionCall {
     #endif
 }
 
-#if canImport(FoundationNetworking)
+#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
     /// Counts the calls in flight whose body holds a one-shot stream (Linux), and gives them a thread of their own.
     ///
     /// FoundationNetworking reads a body stream on its work queue, which every session shares; while a read
@@ -200,5 +200,18 @@ extension URLSessionCall {
                 onFailure(error)
             }
         }
+    }
+#endif
+
+#if canImport(FoundationNetworking) && COURIER_APPLE_PATHS
+    // Only for type-checking the Apple code paths on Linux (`scripts/check-apple-paths`): FoundationNetworking
+    // has no bound stream pair. This stand-in makes none, so a build with COURIER_APPLE_PATHS sends no stream
+    // body and is never shipped or tested.
+    extension Stream {
+        static func getBoundStreams(
+            withBufferSize bufferSize: Int,
+            inputStream: UnsafeMutablePointer<InputStream?>?,
+            outputStream: UnsafeMutablePointer<OutputStream?>?
+        ) {}
     }
 #endif

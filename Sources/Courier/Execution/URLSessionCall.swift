@@ -63,7 +63,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> Outcome {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                #if canImport(FoundationNetworking)
+                #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                     if StreamUploads.inFlight {
                         // See StreamUploads: off Swift's threads while a stream body may hold the work queue.
                         StreamUploads.control.run { self.start(urlRequest, on: session, continuation) }
@@ -150,7 +150,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         // Not from here: a stop may come from inside a task callback, which runs on the queue that
         // `cancel()` waits for (see InlineOperationQueue).
         guard cancellingTask, let task else { return }
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if StreamUploads.inFlight {
                 StreamUploads.control.run { task.cancel() }
                 return
@@ -386,7 +386,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             }
         case .stream(let stream)?:
             let underWindow = stream.yield(data)
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                 // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
                 // libcurl, and resuming starts it again): unread bytes are bounded by maxResponseBytes instead.
                 if !underWindow, stream.unreadBytes > request.maxResponseBytes {
@@ -437,6 +437,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         let headers = HTTPHeaders(response)
         let hop = RedirectHop(statusCode: response.statusCode, headers: headers, from: from, to: to, number: number)
         switch request.redirectPolicy.decision(for: hop) {
+        case .follow where (hop.statusCode == 307 || hop.statusCode == 308) && !Self.canResend(request.body):
+            // A 307/308 sends the body again, and this one cannot be: the redirect is the response.
+            completionHandler(nil)
         case .follow:
             var next = newRequest
             if hop.isCrossOrigin { removeCredentials(from: &next) }
@@ -454,6 +457,31 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             stop(.redirectRefused(refusal, redirect), cancellingTask: false)
             completionHandler(nil)
         }
+    }
+
+    /// Whether URLSession can send `body` again for a `307`/`308`: a one-shot stream never; on Linux only a body
+    /// held in memory (FoundationNetworking would send a streamed body's `Content-Length` with none of its bytes,
+    /// and the call would hang until its deadline); on Apple platforms any replayable body
+    /// (``urlSession(_:task:needNewBodyStream:)`` reads it again).
+    static func canResend(_ body: RequestBody) -> Bool {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            return body.isInMemory
+        #else
+            return body.isReplayable
+        #endif
+    }
+
+    /// A new stream over the request's body, for a request URLSession sends again with its body (a `307`/`308`
+    /// redirect, an authentication challenge): a replayable body is read again from its start; a one-shot stream
+    /// gets none.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        guard request.body.isReplayable, !request.body.isInMemory else { return completionHandler(nil) }
+        completionHandler(
+            Self.inputStream(reading: BodyReader(request.body)) { [weak self] error in self?.bodyFailed(error) })
     }
 
     /// Removes every credential from a request about to leave for another origin.
@@ -479,7 +507,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             completionHandler(.performDefaultHandling, nil)
             return
         }
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             // Courier sends credentials as headers (configuration, endpoint, plugins), so the 401 itself is the
             // answer. Declining cancels the task; its completion then reports the 401.
             let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse

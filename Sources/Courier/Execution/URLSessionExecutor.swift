@@ -50,7 +50,7 @@ public struct URLSessionExecutor: APIExecutor {
 
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             self.session = URLSession(
                 configuration: configuration, delegate: SessionEvents(), delegateQueue: InlineOperationQueue())
         #else
@@ -80,7 +80,7 @@ public struct URLSessionExecutor: APIExecutor {
 
     /// Sends `request` and returns the response, whatever its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             let holdsStream = request.body.holdsStream
             if holdsStream { StreamUploads.begin() }
             defer { if holdsStream { StreamUploads.end() } }
@@ -106,7 +106,7 @@ public struct URLSessionExecutor: APIExecutor {
     /// The idle timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down
     /// (0.5 s would fire at once), so it gets the next whole second; the deadline is exact.
     private static func idleTimeout(_ timeout: Duration) -> TimeInterval {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             return max(1, timeout.timeInterval.rounded(.up))
         #else
             return timeout.timeInterval
@@ -130,7 +130,7 @@ extension HTTPHeaders {
     }
 }
 
-#if canImport(FoundationNetworking)
+#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
     /// The delegate queue of a session that ``URLSessionExecutor`` creates on Linux: it runs each delegate
     /// callback at once, on the session's own queue, instead of handing it to another thread (three hops per
     /// call, which cost more than the rest of Courier's work). ``URLSessionCall`` keeps its callbacks short
@@ -173,6 +173,15 @@ extension HTTPHeaders {
             call.urlSession(
                 session, task: task, willPerformHTTPRedirection: response, newRequest: request,
                 completionHandler: completionHandler)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+        ) {
+            guard let call = task.delegate as? URLSessionCall else { return completionHandler(nil) }
+            call.urlSession(session, task: task, needNewBodyStream: completionHandler)
         }
 
         func urlSession(

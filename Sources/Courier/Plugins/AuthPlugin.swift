@@ -11,10 +11,8 @@ import Foundation
 /// configuration.plugins = [.apiKey("k", queryItem: "api_key")]
 /// ```
 ///
-/// The header the plugin sets is marked in ``APIRequest/sensitiveHeaders``, so logs, descriptions and
-/// cross-origin redirects never show it. A query item is redacted when its name is secret by
-/// ``SensitiveData``'s rules (`api_key`, `apiKey`, `access_token`, …); for another name, such as Google's
-/// `key`, add it to ``LoggingPlugin/Options/redactedKeys``.
+/// The header or query item the plugin sets is marked in ``APIRequest/sensitiveHeaders``, so logs,
+/// descriptions and cross-origin redirects never show it, whatever its name (Google's `key` too).
 ///
 /// For credentials that expire and can be refreshed, use ``RefreshingAuthPlugin``.
 public struct AuthPlugin: APIPlugin {
@@ -45,6 +43,8 @@ public struct AuthPlugin: APIPlugin {
             request.sensitiveHeaders.insert(name)
         case .query(let name):
             request.url = request.url.appendingQueryItem(name, credential)
+            // Whatever its name (Google's `key`, say), the item is then redacted wherever the request is printed.
+            request.sensitiveHeaders.insert(HTTPHeaderName(rawValue: name))
         }
         return request
     }

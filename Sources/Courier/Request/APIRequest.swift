@@ -27,7 +27,9 @@ public struct APIRequest: Sendable {
     public var maxResponseBytes: Int
     /// Headers whose values are secret in this request beyond those ``SensitiveData`` always names: the
     /// auth plugins add the header they set, and ``APIConfiguration/sensitiveHeaders`` is copied here.
-    /// They are redacted wherever the request is printed and removed before a cross-origin redirect.
+    /// They are redacted wherever the request is printed and removed before a cross-origin redirect. A name
+    /// here is secret as a query, form or JSON key too: ``APIPlugin/apiKey(_:queryItem:)`` marks its query
+    /// item's name this way.
     public var sensitiveHeaders: Set<HTTPHeaderName>
     /// How the executor hands over the response body: in memory (the default), to a file, or as a stream.
     /// The call forms set it; see ``ResponseDelivery``.

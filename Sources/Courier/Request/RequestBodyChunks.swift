@@ -115,7 +115,7 @@ final class BodyReader: Sendable {
                     result.value = outcome
                     done.signal()
                 }
-                #if canImport(FoundationNetworking)
+                #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                     // Not on Swift's shared threads, which CPU-bound work may hold for seconds while this waits.
                     Task(executorPreference: StreamPullExecutor.shared) { await pull() }
                 #else
@@ -214,7 +214,7 @@ final class BodyReader: Sendable {
     }
 }
 
-#if canImport(FoundationNetworking)
+#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
     /// Runs the pulls of stream bodies that FoundationNetworking reads (``BodyReader/nextBlocking(maxCount:)``) on a
     /// thread of their own. The read holds FoundationNetworking's work queue, which every session shares, until the
     /// chunk arrives; waiting for one of Swift's few shared threads, busy with other work, would hold up every

@@ -96,6 +96,12 @@ public enum SensitiveData {
         Redactor(request: nil, collectingSecrets: false).url(url)
     }
 
+    /// `url` as ``redacted(_:)`` prints it, with the names `request` marks secret
+    /// (``APIRequest/sensitiveHeaders``, such as an API key's query item) masked too.
+    public static func redacted(_ url: URL, for request: APIRequest) -> String {
+        Redactor(request: request, collectingSecrets: false).url(url)
+    }
+
     /// `name` lowercased, without `_`, `-`, `.` and spaces.
     public static func normalized(_ name: String) -> String {
         String(name.lowercased().filter { !"_-. ".contains($0) })

@@ -84,6 +84,8 @@ import Testing
         configuration.plugins = [
             .bearer("b3arer-SECRET"), .apiKey("ap1key-SECRET", header: "X-API-Key"),
             .apiKey("qu3ry-SECRET", queryItem: "api_key"),
+            // A name no rule calls secret (Google's `key`): the plugin marks it.
+            .apiKey("g00gle-SECRET", queryItem: "key"),
             .logging(LoggingPlugin.Options(includeBodies: true, includeHeaders: true, includeCURL: true)) { line in
                 log.withLock { $0.append(line) }
             },

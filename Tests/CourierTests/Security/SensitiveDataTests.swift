@@ -53,14 +53,14 @@ import Testing
     @Test func anUnstubbedRequestNamesTheURLRedacted() async throws {
         let stub = StubExecutor()
         var configuration = testConfiguration.with(executor: stub)
-        configuration.plugins = [.apiKey("k-7788", queryItem: "api_key")]
+        configuration.plugins = [.apiKey("k-7788", queryItem: "api_key"), .apiKey("g-1234", queryItem: "key")]
         let error = try await #require(throws: APIError.self) {
             try await GET<Void>("/x").request(using: configuration)
         }
         let unstubbed = try #require(error.underlyingError as? UnstubbedRequest)
         #expect(
             "\(unstubbed)"
-                == "no stub for GET /x (https://api.example.com/v2/x?api_key=***); add one with stub(_:with:)")
+                == "no stub for GET /x (https://api.example.com/v2/x?api_key=***&key=***); add one with stub(_:with:)")
     }
 
     @Test func normalizationIgnoresCaseAndSeparators() {

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Courier
 import CourierTesting
 import Foundation
+import InMemoryTracing
 import Testing
+import Tracing
 
 @testable import CourierAsyncHTTPClient
 
@@ -30,6 +32,17 @@ struct AsyncHTTPClientExecutorTests {
         let model: Slideshow = try await GET<Void>("/json").request(using: configuration)
 
         #expect(model.slideshow.author == "Yours Truly")
+    }
+
+    @Test("clientConfiguration drops a no-op tracer (its spans record nothing) but keeps a real one")
+    func clientConfigurationTracer() {
+        var noOp = HTTPClient.Configuration()
+        noOp.tracing.tracer = NoOpTracer()
+        #expect(AsyncHTTPClientExecutor.clientConfiguration(noOp).tracing.tracer == nil)
+
+        var real = HTTPClient.Configuration()
+        real.tracing.tracer = InMemoryTracer()
+        #expect(AsyncHTTPClientExecutor.clientConfiguration(real).tracing.tracer is InMemoryTracer)
     }
 
     @Test("A bare status line, then close, is .connectionLost; a garbage status line is a transport error")

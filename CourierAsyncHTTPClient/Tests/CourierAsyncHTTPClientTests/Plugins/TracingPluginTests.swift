@@ -58,6 +58,29 @@ struct TracingPluginTests {
         #expect(!span.operationName.contains("secret-id-42"))
     }
 
+    @Test("url.full is the whole URL with its secrets masked; server.port defaults to the scheme's")
+    func fullURLRedacted() async throws {
+        let tracer = W3CTestTracer()
+        let endpoint = GET<String>("/anything/{id}") { ["id": $0, "access_token": "t0ken-SECRET", "page": 2] }
+        let base = try Servers.required().httpbin
+
+        _ = try await endpoint.request(with: "7", using: Self.configuration(.tracing(tracer))) as Data
+
+        let span = try #require(tracer.spans.finishedSpans.only)
+        let full = try #require(span.attributes["url.full"]?.toSpanAttribute())
+        #expect(full == "\(base.absoluteString)/anything/7?access_token=***&page=2".toSpanAttribute())
+        #expect(span.attributes["server.port"]?.toSpanAttribute() == (base.port ?? 80).toSpanAttribute())
+
+        let defaulted = W3CTestTracer()
+        let offline = APIConfiguration(
+            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor(statusCode: 200),
+            plugins: [.tracing(defaulted)])
+        _ = try await GET<Void>("/x").request(using: offline) as Data
+        let stubSpan = try #require(defaulted.spans.finishedSpans.only)
+        #expect(stubSpan.attributes["server.port"]?.toSpanAttribute() == 443)
+        #expect(stubSpan.attributes["url.full"]?.toSpanAttribute() == "https://api.example.com/x")
+    }
+
     @Test("The span is a child of the caller's span")
     func childOfCurrentContext() async throws {
         let tracer = W3CTestTracer()
