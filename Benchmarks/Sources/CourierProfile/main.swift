@@ -21,6 +21,24 @@ import Foundation
 //
 // End-to-end calls (and their callgrind recipe) are in CourierE2E: `scripts/bench e2e`, `scripts/bench callgrind`.
 
+/// Runs `calls` in a task, with the main thread waiting on a semaphore (a top-level `await` would make this an
+/// async main, whose `dispatch_main()` valgrind 3.19 crashes in); prints the iterations and checksum it returns
+/// and exits.
+func runCalls(_ label: String, _ calls: @escaping @Sendable () async throws -> (count: Int, checksum: Int)) -> Never {
+    Task.detached {
+        do {
+            let (count, checksum) = try await calls()
+            print("\(label): \(count) iterations, checksum \(checksum)")
+            exit(0)
+        } catch {
+            print("\(label): \(error)")
+            exit(1)
+        }
+    }
+    DispatchSemaphore(value: 0).wait()
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
     print("usage: CourierProfile <benchmark name> [iterations]")
@@ -67,50 +85,34 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
     let body = name.hasPrefix("decode.2kb.") ? Fixtures.small : Fixtures.large
     let configuration = APIConfiguration(
         baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: body))
-    let (label, count, courier, repos) = (name, iterations, name.hasSuffix(".courier"), endpoints.repos)
-    // In a task, with the main thread waiting on a semaphore: a top-level `await` would make this an async main,
-    // whose `dispatch_main()` valgrind 3.19 crashes in.
-    Task.detached {
+    let (count, courier, repos) = (iterations, name.hasSuffix(".courier"), endpoints.repos)
+    runCalls(name) {
         var sum = 0
-        do {
-            for _ in 0..<count {
-                let repositories: [Repository]
-                if courier {
-                    repositories = try await repos.request(with: "octocat", using: configuration)
-                } else {
-                    repositories = try JSONDecoder().decode([Repository].self, from: body)
-                }
-                sum &+= repositories.count
+        for _ in 0..<count {
+            let repositories: [Repository]
+            if courier {
+                repositories = try await repos.request(with: "octocat", using: configuration)
+            } else {
+                repositories = try JSONDecoder().decode([Repository].self, from: body)
             }
-        } catch {
-            print("\(label): \(error)")
-            exit(1)
+            sum &+= repositories.count
         }
-        print("\(label): \(count) iterations, checksum \(sum)")
-        exit(0)
+        return (count, sum)
     }
-    DispatchSemaphore(value: 0).wait()
 } else if name == "pipeline" {
     // The whole call pipeline on an executor that answers at once, with the body returned as `Data` (no JSON
     // decoding): what Courier adds to every call, build to result.
     let configuration = APIConfiguration(
         baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: Fixtures.small))
     let (count, repos) = (iterations, endpoints.repos)
-    Task.detached {
+    runCalls(name) {
         var sum = 0
-        do {
-            for _ in 0..<count {
-                let data: Data = try await repos.request(with: "octocat", using: configuration)
-                sum &+= data.count
-            }
-        } catch {
-            print("pipeline: \(error)")
-            exit(1)
+        for _ in 0..<count {
+            let data: Data = try await repos.request(with: "octocat", using: configuration)
+            sum &+= data.count
         }
-        print("pipeline: \(count) iterations, checksum \(sum)")
-        exit(0)
+        return (count, sum)
     }
-    DispatchSemaphore(value: 0).wait()
 } else {
     print("unknown benchmark \(name)")
     exit(2)

@@ -12,8 +12,8 @@
 // - raw-ahc-again: raw-ahc once more (a control: its distance from 1× is the noise of the run);
 // - raw-urlsession: `URLSession(configuration: .default).data(for:)`, a status check, `JSONDecoder().decode`.
 // Every side must decode the same value before anything is timed. For each concurrency, after warm-up rounds,
-// every round times one block of each side back to back, in an order drawn at random for each round (seeded:
-// every side follows every other side about equally often, so what one side leaves behind — libcurl's threads
+// every round times one block of each side back to back, in an order drawn at random for each round (over
+// the rounds every side follows every other side about equally often, so what one side leaves behind — libcurl's threads
 // after raw-urlsession, say — does not always weigh on the same neighbour); a
 // block is `calls` sequential calls at concurrency 1, or 32 tasks of `calls-per-task` calls. Ratios are taken
 // round by round (baseline block time / side block time: throughput relative to the baseline); the figure is
@@ -198,18 +198,6 @@ let comparisons = [
     ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
     ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
 ]
-/// A seeded SplitMix64: the order of the sides in each round is random, the same from run to run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-var generator = SplitMix64(state: 20_261_124)
 var report: [String: Any] = ["bytes": fixtureData.count, "rounds": settings.rounds]
 for concurrency in [1, 32] {
     let callsPerTask = concurrency == 1 ? settings.calls : settings.callsPerTask
@@ -217,7 +205,7 @@ for concurrency in [1, 32] {
     var times: [String: [Double]] = [:]
     var cpuTimes: [String: [Double]] = [:]
     for round in -settings.warmup..<settings.rounds {
-        let order = all.shuffled(using: &generator)
+        let order = all.shuffled()
         var roundTimes: [String: (wall: Double, cpu: Double)] = [:]
         for side in order {
             roundTimes[side.name] = try await block(side, concurrency: concurrency, callsPerTask: callsPerTask)
