@@ -43,6 +43,12 @@ extension ExecutorConformance {
             case .transportErrors: await transportErrors()
             case .bareStatusLine: await bareStatusLine()
             case .concurrency: await concurrency()
+            case .fileAndStreamBodies: await fileAndStreamBodies()
+            case .multipartBody: await multipartBody()
+            case .streamedResponse: await streamedResponse()
+            case .downloadToFile: await downloadToFile()
+            case .progressReported: await progressReported()
+            case .redirectedUploads: await redirectedUploads()
             }
         }
 

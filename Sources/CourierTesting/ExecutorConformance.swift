@@ -26,8 +26,11 @@ import Foundation
 /// Each ``Check`` covers one part of the contract: methods and bodies, repeated header fields both ways,
 /// status codes returned unvalidated, empty bodies, redirects (followed, not followed, credentials removed
 /// on an origin change, refused), the timeout as a deadline for the whole call, cancellation within a
-/// second, the response size limit, the classification of transport failures, and 64 calls at once. Every
-/// check has a time limit (``timeLimit``), so an executor that hangs fails instead of stalling your tests.
+/// second, the response size limit, the classification of transport failures, 64 calls at once, and transfers:
+/// file, stream and multipart bodies, streamed responses, downloads to files with resume, progress, and `307`s
+/// after an upload. The transfer checks follow the executor's ``/Courier/APIExecutor/supportedTransfers``: what
+/// it does not declare must fail before any I/O. Every check has a time limit (``timeLimit``), so an executor
+/// that hangs fails instead of stalling your tests.
 public struct ExecutorConformance: Sendable {
     /// The servers the checks talk to.
     public struct Servers: Sendable {
@@ -110,6 +113,30 @@ public struct ExecutorConformance: Sendable {
         case bareStatusLine
         /// 64 calls at once each get their own response.
         case concurrency
+        /// A file body and a one-shot stream body (with and without a count) arrive byte for byte
+        /// (httpbin's `/anything`), with `Content-Length` when the size is known.
+        ///
+        /// This and the other transfer checks go through Courier's call forms with the executor under test.
+        /// A call that needs a feature the executor does not declare in
+        /// ``/Courier/APIExecutor/supportedTransfers`` must instead fail with
+        /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any request reaches the executor.
+        case fileAndStreamBodies
+        /// A multipart form (text fields, a file from disk, bytes from memory) arrives field by field and file by
+        /// file (httpbin's `/post`), with its `Content-Length`.
+        case multipartBody
+        /// A streamed response arrives in order and complete, as it comes (the first byte of a slow body well
+        /// before the last), and leaving the loop after the first chunk ends the call promptly.
+        case streamedResponse
+        /// A download writes the whole body to its destination; a `404` fails and leaves a file under the final
+        /// name as it was; a file delivery resumed at an offset appends a `206` and is replaced by a `200`; a
+        /// download cancelled midway keeps its partial file and resumes with `Range`.
+        case downloadToFile
+        /// Progress of a download, a stream and a file upload reaches the byte counts and their totals, and ends
+        /// when the call ends.
+        case progressReported
+        /// A `307` after a file body is followed with the file sent again; after a one-shot stream body the
+        /// `307` is the response (the stream cannot be sent twice).
+        case redirectedUploads
 
         /// The check's name.
         public var description: String { rawValue }

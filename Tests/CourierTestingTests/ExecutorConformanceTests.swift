@@ -46,6 +46,45 @@ struct ExecutorConformanceTests {
         #expect(failed == Set(Self.stubChecks.filter { $0 != .cancellation }))
     }
 
+    /// The checks of transfers (bodies from files and streams, multipart, streamed responses, downloads, progress,
+    /// redirected uploads).
+    static let transferChecks: [ExecutorConformance.Check] = [
+        .fileAndStreamBodies, .multipartBody, .streamedResponse, .downloadToFile, .progressReported,
+        .redirectedUploads,
+    ]
+
+    /// An executor written before transfers existed: in-memory calls only.
+    struct InMemoryOnly: APIExecutor {
+        let base: StubExecutor
+
+        func execute(_ request: APIRequest) async throws -> APIResponse {
+            try await base.execute(request)
+        }
+    }
+
+    @Test("An executor that declares no transfers passes the transfer checks: each such call fails before any I/O")
+    func undeclaredTransfersFailBeforeIO() async throws {
+        let emulator = Self.emulator()
+        let suite = ExecutorConformance(
+            executor: InMemoryOnly(base: emulator), servers: try Self.stubServers(), timeLimit: .seconds(10))
+
+        let failures = await suite.run(Self.transferChecks)
+
+        #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
+        #expect(emulator.requests.isEmpty, "\(emulator.requests.map(\.url))")
+    }
+
+    @Test("An executor that declares transfers it does not carry out fails each transfer check")
+    func declaredButMissingTransfersFail() async throws {
+        // The emulator declares every transfer (as StubExecutor does) but knows none of the transfer routes.
+        let suite = ExecutorConformance(
+            executor: Self.emulator(), servers: try Self.stubServers(), timeLimit: .seconds(10))
+
+        let failed = Set(await suite.run(Self.transferChecks).map(\.check))
+
+        #expect(failed == Set(Self.transferChecks))
+    }
+
     @Test("A check that hangs fails at the time limit")
     func hangFails() async throws {
         let hanging = StubExecutor { request in
