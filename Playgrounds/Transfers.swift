@@ -67,10 +67,19 @@ enum TransfersPage {
         let note: Echo = try await Transfers.$note.request(with: (id: 7, text: "Buy milk"))
         Console.result("\(note.url ?? "") ← \(note.data ?? "") (\(note.header("Content-Type") ?? "?"))")
 
-        Console.step("A file URL parameter streams the file from disk (Content-Length: its size)")
+        Console.step(
+            "A file URL parameter streams the file from disk (Content-Length: its size); `progress:` watches it")
         let file = folder.appendingPathComponent("backup.txt")
         try Data(String(repeating: "row\n", count: 1000).utf8).write(to: file)
-        let backup: Echo = try await Transfers.$backup.request(with: file)
+        let sending = TransferProgress()
+        let sendWatcher = Task {
+            for await snapshot in sending where snapshot.isFinished {
+                Console.note(
+                    "progress: \(snapshot.sent) of \(snapshot.expectedToSend.map(String.init) ?? "?") bytes sent")
+            }
+        }
+        let backup: Echo = try await Transfers.$backup.request(with: file, progress: sending)
+        await sendWatcher.value
         Console.result("\(backup.method ?? "") received \(backup.data?.utf8.count ?? 0) bytes")
 
         Console.step("`encoding: .multipart`: fields and files streamed part by part (RFC 7578)")

@@ -9,30 +9,45 @@ extension API {
     /// let maybe: User? = try await GitHub.$user.request(with: "octocat")   // nil for an empty body
     /// ```
     ///
+    /// To watch an upload (or the response arriving), pass a ``TransferProgress`` and read it from another task:
+    ///
+    /// ```swift
+    /// let progress = TransferProgress()
+    /// let watcher = Task { for await snapshot in progress { print(snapshot.sent, "bytes sent") } }
+    /// let photo: Photo = try await Photos.$upload.request(with: file, progress: progress)
+    /// await watcher.value
+    /// ```
+    ///
     /// - Parameters:
     ///   - parameter: The call's parameter.
+    ///   - progress: Where bytes sent and received are reported while the call runs; it ends when the call
+    ///     returns or throws. Needs an executor that declares ``TransferFeatures/progress``.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
     ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's
     ///     ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
         with parameter: Parameter,
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
         let configuration = configuration ?? .current
-        return try await makeRequest(with: parameter, using: configuration)
+        defer { progress?.finish() }
+        return try await makeRequest(with: parameter, progress: progress, using: configuration)
             .send(using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and decodes the response as `type`.
+    /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
         with parameter: Parameter,
         as type: Output.Type,
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        try await request(with: parameter, using: configuration, decoder: decoder)
+        try await request(with: parameter, progress: progress, using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and returns the decoded value with the response's status and
@@ -45,11 +60,13 @@ extension API {
     /// - Throws: ``APIError``.
     public func request<Value: Decodable>(
         with parameter: Parameter,
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> DecodedResponse<Value> {
         let configuration = configuration ?? .current
-        return try await makeRequest(with: parameter, using: configuration)
+        defer { progress?.finish() }
+        return try await makeRequest(with: parameter, progress: progress, using: configuration)
             .send(using: configuration, decoder: decoder)
     }
 
@@ -63,10 +80,22 @@ extension API {
     @discardableResult
     public func request(
         with parameter: Parameter,
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> APIResponse {
         let configuration = configuration ?? .current
-        return try await makeRequest(with: parameter, using: configuration).send(using: configuration)
+        defer { progress?.finish() }
+        return try await makeRequest(with: parameter, progress: progress, using: configuration)
+            .send(using: configuration)
+    }
+
+    /// The request for `parameter`, reporting to `progress`.
+    private func makeRequest(
+        with parameter: Parameter, progress: TransferProgress?, using configuration: APIConfiguration
+    ) throws(APIError) -> APIRequest {
+        var request = try makeRequest(with: parameter, using: configuration)
+        request.progress = progress
+        return request
     }
 }
 
@@ -74,35 +103,41 @@ extension API where Parameter == Void {
     /// Calls the endpoint and decodes the response as `Output`, the type the call site asks for.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        try await request(with: (), using: configuration, decoder: decoder)
+        try await request(with: (), progress: progress, using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint and decodes the response as `type`.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
         as type: Output.Type,
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        try await request(with: (), using: configuration, decoder: decoder)
+        try await request(with: (), progress: progress, using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint and returns the decoded value with the response's status and headers.
     /// - Throws: ``APIError``.
     public func request<Value: Decodable>(
+        progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> DecodedResponse<Value> {
-        try await request(with: (), using: configuration, decoder: decoder)
+        try await request(with: (), progress: progress, using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint and returns the raw response; discard it when only success matters.
     /// - Throws: ``APIError``.
     @discardableResult
-    public func request(using configuration: APIConfiguration? = nil) async throws(APIError) -> APIResponse {
-        try await request(with: (), using: configuration)
+    public func request(
+        progress: TransferProgress? = nil,
+        using configuration: APIConfiguration? = nil
+    ) async throws(APIError) -> APIResponse {
+        try await request(with: (), progress: progress, using: configuration)
     }
 }

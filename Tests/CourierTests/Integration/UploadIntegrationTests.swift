@@ -101,35 +101,62 @@ struct UploadIntegrationTests {
         #expect(counted.header("Transfer-Encoding") == nil)
     }
 
-    @Test("Upload progress counts the bytes sent up to the body's size, for a file and for a multipart form")
+    @Test("Upload progress on the call forms counts the bytes sent up to the body's size, then ends")
     func uploadProgress() async throws {
+        // GIVEN a 3 MiB file, sent as a file body to /anything and as a multipart form to /post
         let configuration = try HTTPBin.configuration()
         let size = 3 * 1_048_576
         let file = try Self.temporaryFile(Data(repeating: UInt8(ascii: "x"), count: size))
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let form = POST<URL>("/anything/form", encoding: .multipart) { ["file": .file($0)] }
+        let form = POST<URL>("/post", encoding: .multipart) { ["file": .file($0)] }
+        let sends: [(name: String, size: Int?, call: @Sendable (TransferProgress) async throws -> Void)] = [
+            (
+                "file body, decoded", try await Uploads.$file.makeRequest(with: file, using: configuration).body.count,
+                { progress in
+                    let echo: HTTPBinEcho = try await Uploads.$file.request(
+                        with: file, progress: progress, using: configuration)
+                    #expect(echo.data?.utf8.count == size)
+                }
+            ),
+            (
+                "multipart form, raw response", try form.makeRequest(with: file, using: configuration).body.count,
+                { progress in
+                    let response: APIResponse = try await form.request(
+                        with: file, progress: progress, using: configuration)
+                    #expect(response.statusCode == 200)
+                }
+            ),
+            (
+                "file body, built request sent",
+                try await Uploads.$file.makeRequest(with: file, using: configuration).body.count,
+                { progress in
+                    var request = try await Uploads.$file.makeRequest(with: file, using: configuration)
+                    request.progress = progress
+                    try await request.send(using: configuration)
+                }
+            ),
+        ]
 
-        for request in [
-            try await Uploads.$file.makeRequest(with: file, using: configuration),
-            try form.makeRequest(with: file, using: configuration),
-        ] {
-            var request = request
+        for send in sends {
+            // WHEN the call runs with a progress read concurrently by another task
             let progress = TransferProgress()
-            request.progress = progress
             let watcher = Task {
-                var last: TransferProgress.Snapshot?
-                for await snapshot in progress { last = snapshot }
-                return last
+                var seen: [TransferProgress.Snapshot] = []
+                for await snapshot in progress { seen.append(snapshot) }
+                return seen
             }
+            try await send.call(progress)
 
-            try await request.send(using: configuration)
-
-            let last = try #require(await watcher.value)
-            let expected = try #require(request.body.count)
-            #expect(last.sent == Int64(expected))
-            #expect(last.expectedToSend == Int64(expected))
-            #expect(expected >= size)
-            #expect(last.isFinished)
+            // THEN the figures only grew, reached the body's size, and the sequence ended
+            let seen = await watcher.value
+            let expected = try #require(send.size, "\(send.name): the body's size is known")
+            let last = try #require(seen.last, "\(send.name): no snapshot")
+            #expect(expected >= size, "\(send.name)")
+            #expect(last.sent == Int64(expected), "\(send.name): \(last)")
+            #expect(last.expectedToSend == Int64(expected), "\(send.name): \(last)")
+            #expect(last.isFinished, "\(send.name)")
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.sent <= $1.sent }, "\(send.name): \(seen.map(\.sent))")
+            #expect(seen.dropLast().allSatisfy { !$0.isFinished }, "\(send.name): finished before the end")
         }
     }
 
