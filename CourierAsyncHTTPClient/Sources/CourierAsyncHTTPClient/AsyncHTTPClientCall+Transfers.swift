@@ -86,11 +86,25 @@ extension AsyncHTTPClientCall {
         let expected = length.map { $0 + start }
         var received = start
         request.progress?.reportReceived(received, expected: expected)
+        // Chunks arrive as the socket gives them (tens of KiB): they are gathered into writes of up to 1 MiB,
+        // a twentieth of the system calls, with at most that much held in memory.
+        var pending = ByteBuffer()
         do {
             for try await chunk in response.body {
-                try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                if pending.readableBytes == 0, chunk.readableBytes >= Self.fileWriteSize {
+                    try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                } else {
+                    pending.writeImmutableBuffer(chunk)
+                    if pending.readableBytes >= Self.fileWriteSize {
+                        try pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                        pending.clear()
+                    }
+                }
                 received += Int64(chunk.readableBytes)
                 request.progress?.reportReceived(received, expected: expected)
+            }
+            if pending.readableBytes > 0 {
+                try pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
             }
             try handle.close()
         } catch {
@@ -101,6 +115,9 @@ extension AsyncHTTPClientCall {
         if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
         return APIResponse(statusCode: statusCode, headers: headers, body: .file(file), url: url, request: request)
     }
+
+    /// How many bytes a download gathers before it writes them to its file.
+    static let fileWriteSize = 1 << 20
 
     /// The first byte position of a `Content-Range: bytes START-END/TOTAL` header.
     static func contentRangeStart(_ value: String?) -> Int64? {

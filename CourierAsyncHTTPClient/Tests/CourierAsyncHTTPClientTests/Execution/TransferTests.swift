@@ -79,15 +79,17 @@ struct TransferTests {
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         let progress = TransferProgress()
 
-        let response = try await GET<Void>("/big?bytes=250000").download(
+        // 2.5 MB: written in 1 MiB gatherings and a tail.
+        let response = try await GET<Void>("/big?bytes=2500000").download(
             to: destination, progress: progress, using: configuration)
-        let whole: Data = try await GET<Void>("/big?bytes=250000").request(
-            using: Self.configuration(try Servers.required().faultServer, maxResponseBytes: 1 << 20))
+        let whole: Data = try await GET<Void>("/big?bytes=2500000").request(
+            using: Self.configuration(try Servers.required().faultServer, maxResponseBytes: 4 << 20))
 
         #expect(response.body.fileURL == destination)
+        #expect(whole.count == 2_500_000)
         #expect(try Data(contentsOf: destination) == whole)
-        #expect(progress.current.received == 250_000)
-        #expect(progress.current.expectedToReceive == 250_000)
+        #expect(progress.current.received == 2_500_000)
+        #expect(progress.current.expectedToReceive == 2_500_000)
     }
 
     @Test("A 206 that continues the file is appended after its first bytes; one that does not is refused")
