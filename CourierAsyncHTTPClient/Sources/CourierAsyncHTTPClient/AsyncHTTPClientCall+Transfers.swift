@@ -108,6 +108,8 @@ extension AsyncHTTPClientCall {
             }
             try handle.close()
         } catch {
+            // The bytes gathered so far are the file's next ones: kept, so that a later attempt resumes after them.
+            try? pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
             try? handle.close()
             throw failure(error)
         }
