@@ -154,12 +154,17 @@ public struct StubExecutor: APIExecutor {
     /// Records `request` and answers it from the first matching stub.
     ///
     /// The body is read whole as a real executor would send it (a file from disk, a multipart form part by part,
-    /// a stream to its end) and recorded in ``sentBodies``; a body that cannot be read (a stream read before, a
-    /// file that changed) fails with ``/Courier/APIError/RequestProblem/unreadableBody``, as it would on the network.
+    /// a stream to its end), reported to the request's progress as sent, and recorded in ``sentBodies``; a body
+    /// that cannot be read (a stream read before, a file that changed) fails with
+    /// ``/Courier/APIError/RequestProblem/unreadableBody``, as it would on the network.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         var sent = Data()
         do {
-            for try await chunk in request.body.chunks() { sent.append(chunk) }
+            let expected = request.body.count.map(Int64.init)
+            for try await chunk in request.body.chunks() {
+                sent.append(chunk)
+                request.progress?.reportSent(Int64(sent.count), expected: expected)
+            }
         } catch {
             log.append(request, body: sent)
             throw APIError(

@@ -78,8 +78,10 @@ struct CallFormProgressTests {
             #expect(sent === progress)
             #expect(progress.current.isFinished)
         }
-        // A stub reads the whole body as a real executor does; the figures it reports are the stub's own.
+        // A stub reads the whole body as a real executor sends it, and reports it sent.
         #expect(stub.sentBodies.first == body)
+        #expect(progresses.first?.current.sent == Int64(body.count))
+        #expect(progresses.first?.current.expectedToSend == Int64(body.count))
     }
 
     @Test("The forms without a progress still resolve as before (no ambiguity) and send none")
