@@ -86,30 +86,18 @@ extension AsyncHTTPClientCall {
         let expected = length.map { $0 + start }
         var received = start
         request.progress?.reportReceived(received, expected: expected)
-        // Chunks arrive as the socket gives them (tens of KiB): they are gathered into writes of up to 1 MiB,
-        // a twentieth of the system calls, with at most that much held in memory.
-        var pending = ByteBuffer()
+        var writer = GatheringFileWriter(handle: handle, length: UInt64(start))
         do {
             for try await chunk in response.body {
-                if pending.readableBytes == 0, chunk.readableBytes >= Self.fileWriteSize {
-                    try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
-                } else {
-                    pending.writeImmutableBuffer(chunk)
-                    if pending.readableBytes >= Self.fileWriteSize {
-                        try pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
-                        pending.clear()
-                    }
-                }
+                try writer.append(chunk)
                 received += Int64(chunk.readableBytes)
                 request.progress?.reportReceived(received, expected: expected)
             }
-            if pending.readableBytes > 0 {
-                try pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
-            }
+            try writer.flush()
             try handle.close()
         } catch {
             // The bytes gathered so far are the file's next ones: kept, so that a later attempt resumes after them.
-            try? pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+            writer.flushKeepingGoodBytes()
             try? handle.close()
             throw failure(error)
         }
@@ -117,9 +105,6 @@ extension AsyncHTTPClientCall {
         if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
         return APIResponse(statusCode: statusCode, headers: headers, body: .file(file), url: url, request: request)
     }
-
-    /// How many bytes a download gathers before it writes them to its file.
-    static let fileWriteSize = 1 << 20
 
     /// The first byte position of a `Content-Range: bytes START-END/TOTAL` header.
     static func contentRangeStart(_ value: String?) -> Int64? {
@@ -174,4 +159,59 @@ struct StreamedBody: AsyncSequence, Sendable {
 /// The request body could not be read while it was sent.
 struct BodyReadFailure: Error {
     let underlying: any Error
+}
+
+/// Writes a download's chunks to its file, gathered into writes of up to 1 MiB: chunks arrive as the socket
+/// gives them (tens of KiB), so this is a twentieth of the system calls, with at most 1 MiB held in memory.
+struct GatheringFileWriter {
+    /// How many bytes are gathered before they are written.
+    static let writeSize = 1 << 20
+
+    private let handle: FileHandle
+    private var pending = ByteBuffer()
+    /// The file's length in bytes known to be good: a write that fails may leave part of its bytes.
+    private var length: UInt64
+
+    init(handle: FileHandle, length: UInt64) {
+        self.handle = handle
+        self.length = length
+    }
+
+    /// Gathers `chunk`, and writes what is gathered once it reaches ``writeSize``.
+    mutating func append(_ chunk: ByteBuffer) throws {
+        if pending.readableBytes == 0, chunk.readableBytes >= Self.writeSize {
+            try write(chunk)
+            return
+        }
+        pending.writeImmutableBuffer(chunk)
+        if pending.readableBytes >= Self.writeSize { try flush() }
+    }
+
+    /// Writes what is gathered.
+    mutating func flush() throws {
+        guard pending.readableBytes > 0 else { return }
+        let bytes = pending
+        pending.clear()
+        try write(bytes)
+    }
+
+    /// After a failure: writes what is gathered, unless a write fails, which leaves the file at its good bytes.
+    mutating func flushKeepingGoodBytes() {
+        do {
+            try flush()
+        } catch {
+            // `write` cut the file back to its good bytes.
+        }
+    }
+
+    private mutating func write(_ bytes: ByteBuffer) throws {
+        do {
+            try bytes.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+            length += UInt64(bytes.readableBytes)
+        } catch {
+            // Cut what the failed write left, so that a later attempt resumes after good bytes only.
+            try? handle.truncate(atOffset: length)
+            throw error
+        }
+    }
 }
