@@ -208,7 +208,7 @@ for round in 0..<(options.warmup + options.rounds) {
     var line = "round \(round + 1 - options.warmup):"
     for side in Side.allCases {
         guard let measure = times[side] else { continue }
-        let rss = measure.rssGrowthBytes.map { String(format: ", +%d MiB RSS", $0 >> 20) } ?? ""
+        let rss = measure.rssGrowthBytes.map { String(format: ", +%d MiB RSS", max(0, $0) >> 20) } ?? ""
         line += String(format: " %@ %.2f s (CPU %.2f s%@);", side.rawValue, measure.seconds, measure.cpuSeconds, rss)
     }
     for pair in comparisons {
@@ -223,7 +223,7 @@ for round in 0..<(options.warmup + options.rounds) {
 let bytes = measures[.courier]?.first?.bytes ?? 0
 func summary(_ side: Side, _ all: [Measure], bytes: Int) -> String {
     let time = Measuring.median(all.map(\.seconds))
-    let peak = all.compactMap(\.rssGrowthBytes).max().map { "\($0 >> 20) MiB" } ?? "-"
+    let peak = all.compactMap(\.rssGrowthBytes).max().map { "\(max(0, $0) >> 20) MiB" } ?? "-"
     return String(
         format: "%@: median %.2f s, %.0f MiB/s, median CPU %.2f s, max RSS growth %@", side.rawValue, time,
         Double(bytes) / 1_048_576 / time, Measuring.median(all.map(\.cpuSeconds)), peak)
