@@ -135,13 +135,22 @@ struct StreamedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     let body: RequestBody
+    /// Where the bytes handed to the client are reported, as they are.
+    let progress: TransferProgress?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: RequestBodyChunks.AsyncIterator
+        let progress: TransferProgress?
+        let expected: Int64?
+        /// The bytes handed to the client so far.
+        var sent: Int64 = 0
 
         mutating func next() async throws -> ByteBuffer? {
             do {
+                // The client asks for the next chunk once it has taken the last one: count that one as sent.
+                progress?.reportSent(sent, expected: expected)
                 guard let chunk = try await chunks.next() else { return nil }
+                sent += Int64(chunk.count)
                 return ByteBuffer(bytes: chunk)
             } catch let error as APIError {
                 throw error
@@ -152,7 +161,8 @@ struct StreamedBody: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(chunks: body.chunks().makeAsyncIterator())
+        AsyncIterator(
+            chunks: body.chunks().makeAsyncIterator(), progress: progress, expected: body.count.map { Int64($0) })
     }
 }
 

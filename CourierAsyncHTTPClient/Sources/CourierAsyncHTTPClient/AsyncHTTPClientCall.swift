@@ -136,7 +136,9 @@ final class AsyncHTTPClientCall: Sendable {
             guard let data = body.data, !data.isEmpty else { return nil }
             return .bytes(data)
         }
-        return .stream(StreamedBody(body: body), length: body.count.map { .known(Int64($0)) } ?? .unknown)
+        return .stream(
+            StreamedBody(body: body, progress: request.progress),
+            length: body.count.map { .known(Int64($0)) } ?? .unknown)
     }
 
     // MARK: - The body
@@ -144,8 +146,9 @@ final class AsyncHTTPClientCall: Sendable {
     /// Hands the body of the final response over as the request's delivery asks (a `2xx` to a stream or a
     /// file; anything else in memory, within the size limit) and makes the call's response.
     private func finish(_ response: HTTPClientResponse, url: URL, sent: Int) async throws -> APIResponse {
-        // AsyncHTTPClient reports no upload progress: the body has been sent once the head arrives.
-        request.progress?.reportSent(Int64(sent), expected: Int64(sent))
+        // A streamed body reported its bytes as the client took them; one in memory has been sent, all of it, once
+        // the head arrives (AsyncHTTPClient reports no progress of its own).
+        if request.body.isInMemory { request.progress?.reportSent(Int64(sent), expected: Int64(sent)) }
         let statusCode = Int(response.status.code)
         let headers = Courier.HTTPHeaders(response.headers)
         let encoding = response.headers.first(name: "Content-Encoding")?.lowercased()

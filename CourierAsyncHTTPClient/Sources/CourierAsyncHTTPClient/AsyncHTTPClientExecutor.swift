@@ -40,7 +40,8 @@ import Tracing
 /// the reader (AsyncHTTPClient stops reading from the socket while the stream's window is full), with the
 /// timeout bounding the wait for the head and the idle timeout after it; `$endpoint.download(with:to:)`
 /// writes the body to a file, one chunk in memory at a time, and continues a partial file on a matching `206`;
-/// progress reports bytes received as they arrive (and bytes sent in one step, once the body is sent).
+/// progress reports bytes received as they arrive, and bytes sent as the client takes each chunk of a file, stream
+/// or form body (a body held in memory counts as sent, in one step, when the response's head arrives).
 /// File, stream and multipart request bodies are sent chunk by chunk (with `Content-Length` when their size is
 /// known, chunked otherwise); a one-shot body is not sent twice: a `307`/`308` after it is the response.
 ///
@@ -95,7 +96,7 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     }
 
     /// Every transfer: streamed responses, downloads to files, file and streamed request bodies, and progress
-    /// (upload progress as one step, once the body is sent).
+    /// (for a body held in memory, upload progress in one step, once it is sent).
     public var supportedTransfers: TransferFeatures { .all }
 
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever

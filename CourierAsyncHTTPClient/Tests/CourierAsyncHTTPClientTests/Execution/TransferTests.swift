@@ -149,6 +149,50 @@ struct TransferTests {
         #expect(echo.header("Content-Length") == "\(text.utf8.count)")
     }
 
+    @Test("Upload progress counts a streamed body's bytes as the client takes them, its size unknown or known")
+    func uploadProgress() async throws {
+        let chunk = Data(repeating: 0x61, count: 64 * 1024)
+        // A producer that pauses between chunks, so that the reader below sees the count grow.
+        func chunks() -> AsyncStream<Data> {
+            AsyncStream { continuation in
+                let producer = Task {
+                    for _ in 0..<16 {
+                        continuation.yield(chunk)
+                        try? await Task.sleep(for: .milliseconds(5))
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in producer.cancel() }
+            }
+        }
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try Data(repeating: 0x62, count: 1 << 20).write(to: file)
+
+        for (body, expected) in [(RequestBody.stream(chunks()), nil), (.file(file), Int64(1 << 20))] {
+            var request = try Self.post(body)
+            let progress = TransferProgress()
+            request.progress = progress
+            let watcher = Task {
+                var sent: [Int64] = []
+                for await snapshot in progress { sent.append(snapshot.sent) }
+                return sent
+            }
+
+            _ = try await AsyncHTTPClientExecutor().execute(request)
+            progress.finish()
+            let sent = await watcher.value
+
+            #expect(progress.current.sent == 1 << 20, "a body of \(String(describing: expected)) bytes")
+            #expect(progress.current.expectedToSend == expected)
+            #expect(sent == sent.sorted())
+            if expected == nil {
+                // Reported as the body went, not in one step at the end.
+                #expect(sent.contains { $0 > 0 && $0 < 1 << 20 }, "\(sent)")
+            }
+        }
+    }
+
     @Test("A stream body of unknown size is sent chunked; one that fails to read is .unreadableBody")
     func streamBody() async throws {
         let parts = ["first ", "second ", "third"].map { Data($0.utf8) }
