@@ -152,7 +152,7 @@ struct TransportIntegrationTests {
     @Test("A 401 with a Basic challenge ends at once as .unauthorized, with the challenge header")
     func basicChallenge() async throws {
         // GIVEN wrong credentials for httpbin's Basic-auth endpoint, and a timeout far away
-        let configuration = try HTTPBin.configuration(timeout: .seconds(20))
+        let configuration = try HTTPBin.configuration(timeout: .seconds(30))
         let clock = ContinuousClock()
         let start = clock.now
 
@@ -161,8 +161,9 @@ struct TransportIntegrationTests {
             try await HTTPBinAPI.$basicAuth.request(with: (user: "user", password: "secret"), using: configuration)
         }
 
-        // THEN the 401 comes back as a status error well before the timeout
-        #expect(clock.now - start < .seconds(2))
+        // THEN the 401 comes back as a status error well before the timeout (the bound leaves room for an httpbin
+        // busy with the suites that run beside this one: 2.85 s was seen under CI's parallel load)
+        #expect(clock.now - start < .seconds(10))
         #expect(error.reason == .unacceptableStatus(.unauthorized))
         #expect(error.response?.headers["WWW-Authenticate"] == #"Basic realm="Fake Realm""#)
     }
