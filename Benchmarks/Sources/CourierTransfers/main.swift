@@ -135,14 +135,10 @@ func run(_ side: Side, url: URL, folder: URL) async throws -> Measure {
     let cpuBefore = cpuTime(children: side == .curl)
     let start = clock.now
     switch side {
-    case .courier:
-        let endpoint = GET<Void>(url.absoluteString)
-        let configuration = APIConfiguration(timeout: .seconds(600), executor: URLSessionExecutor.shared)
-        try await endpoint.download(to: destination, resume: false, using: configuration)
-    case .courierAHC:
-        let endpoint = GET<Void>(url.absoluteString)
-        let configuration = APIConfiguration(timeout: .seconds(600), executor: AsyncHTTPClientExecutor())
-        try await endpoint.download(to: destination, resume: false, using: configuration)
+    case .courier, .courierAHC:
+        let executor: any APIExecutor = side == .courier ? URLSessionExecutor.shared : AsyncHTTPClientExecutor()
+        let configuration = APIConfiguration(timeout: .seconds(600), executor: executor)
+        try await GET<Void>(url.absoluteString).download(to: destination, resume: false, using: configuration)
     case .raw:
         try await rawDownload(url, to: destination)
     case .rawAHC:

@@ -166,7 +166,7 @@ extension URLSessionCall {
     /// Copies a body into the output half of a bound stream pair, on a thread of its own: the writes block
     /// while URLSession has not read the previous bytes, so at most the pair's buffer is in memory.
     // @unchecked: the output stream is used by the pump's own thread only.
-    final class BoundStreamPump: @unchecked Sendable {
+    private final class BoundStreamPump: @unchecked Sendable {
         private let reader: BodyReader
         private let output: OutputStream
         private let onFailure: @Sendable (any Error) -> Void
