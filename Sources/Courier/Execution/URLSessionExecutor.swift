@@ -3,6 +3,9 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+    @_spi(Reflection) import Swift
+#endif
 
 /// The default executor: sends requests with a `URLSession`, on Apple platforms and on Linux
 /// (`FoundationNetworking`).
@@ -117,6 +120,12 @@ public struct URLSessionExecutor: APIExecutor {
 extension HTTPHeaders {
     /// The header fields of `response`.
     init(_ response: HTTPURLResponse) {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            if let stored = response.storedHeaderFields {
+                self.init(stored.map { Field(name: HTTPHeaderName(rawValue: $0.key), value: $0.value) })
+                return
+            }
+        #endif
         var fields: [Field] = []
         let all = response.allHeaderFields
         fields.reserveCapacity(all.count)
@@ -131,6 +140,34 @@ extension HTTPHeaders {
 }
 
 #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+    extension HTTPURLResponse {
+        /// The header fields as FoundationNetworking stores them (`_allHeaderFields: [String: String]`), read
+        /// without `allHeaderFields`, which copies them into a new `[AnyHashable: Any]` on every read (more
+        /// instructions than the rest of the executor's work on a call); `nil` if this FoundationNetworking
+        /// stores them otherwise, and the caller reads `allHeaderFields`.
+        var storedHeaderFields: [String: String]? {
+            guard let offset = Self.storedHeaderFieldsOffset else { return nil }
+            return withExtendedLifetime(self) {
+                UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+                    .load(fromByteOffset: offset, as: [String: String].self)
+            }
+        }
+
+        /// Where in an `HTTPURLResponse` its stored header fields are: found once, by the field's name and type in
+        /// the class's reflection metadata.
+        private static let storedHeaderFieldsOffset: Int? = {
+            var found: Int?
+            // `_EachFieldOptions.classType` (a `static var`, which Swift 6 does not let this code read).
+            let classType = _EachFieldOptions(rawValue: 1 << 0)
+            _forEachField(of: HTTPURLResponse.self, options: classType) { name, offset, type, _ in
+                guard String(cString: name) == "_allHeaderFields", type == [String: String].self else { return true }
+                found = offset
+                return false
+            }
+            return found
+        }()
+    }
+
     /// The delegate queue of a session that ``URLSessionExecutor`` creates on Linux: it runs each delegate
     /// callback at once, on the session's own queue, instead of handing it to another thread (three hops per
     /// call, which cost more than the rest of Courier's work). ``URLSessionCall`` keeps its callbacks short
