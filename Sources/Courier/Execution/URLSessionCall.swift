@@ -50,15 +50,18 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Whether the session reports the body as it arrives (its delegate is ``URLSessionExecutor``'s own);
     /// otherwise the task's completion handler hands it over at the end.
     private let reportsEvents: Bool
+    /// Where the cookies of responses go when the session leaves them to the executor (see ``CookieJar``).
+    private let cookies: CookieJar?
     private let state = LockedBox(State())
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
     #endif
 
-    init(request: APIRequest, reportsEvents: Bool) {
+    init(request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil) {
         self.request = request
         self.reportsEvents = reportsEvents
+        self.cookies = cookies
     }
 
     /// Sends `urlRequest` on `session` and returns the body and the response.
@@ -200,6 +203,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             return (continuation, data ?? state.body, state.declinedChallenge, sink)
         }
         let (continuation, body, declined, sink) = ended
+        // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
+        if let cookies, let last = declined ?? (response as? HTTPURLResponse),
+            declined != nil || (300..<400).contains(last.statusCode)
+        {
+            cookies.store(from: last)
+        }
         request.progress?.finish()
         switch sink {
         case .stream(let stream):
@@ -259,6 +268,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
+        cookies?.store(from: http)
         if (200..<300).contains(http.statusCode) {
             switch request.responseDelivery.kind {
             case .memory: break
@@ -446,6 +456,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             completionHandler(nil)
             return
         }
+        cookies?.store(from: response)
         let headers = HTTPHeaders(response)
         let hop = RedirectHop(statusCode: response.statusCode, headers: headers, from: from, to: to, number: number)
         switch request.redirectPolicy.decision(for: hop) {
