@@ -38,7 +38,7 @@ enum RequestFactory {
         if !placed.body.isEmpty, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
         if !placed.body.checkReadable() { throw fail(.unreadableBody) }
 
-        var path = ""
+        var path: [UInt8] = []
         do {
             try template.render(into: &path) { name throws(RequestProblemError) in
                 guard let value = placed.pathValue(for: name) else {
@@ -158,16 +158,19 @@ enum URLJoiner {
     /// Joins `base` and `path` by appending (`https://h/api/v2` + `/users` → `https://h/api/v2/users`)
     /// whatever the slashes; a `nil` base means `path` is an absolute URL. The base URL's own query comes
     /// first, then `query`. Fragments are dropped.
-    static func join(base: String?, path: String, isAbsolute: Bool, query: String) -> URL? {
-        var path = path
+    static func join(base: String?, path: [UInt8], isAbsolute: Bool, query: String) -> URL? {
         var query = query
         let text: String
         if var base {
             text = base.withUTF8 { base in
-                path.withUTF8 { path in query.withUTF8 { query in assemble(base: base, path: path, query: query) } }
+                path.withUnsafeBufferPointer { path in
+                    query.withUTF8 { query in assemble(base: base, path: path, query: query) }
+                }
             }
         } else {
-            text = path.withUTF8 { path in query.withUTF8 { query in assemble(base: nil, path: path, query: query) } }
+            text = path.withUnsafeBufferPointer { path in
+                query.withUTF8 { query in assemble(base: nil, path: path, query: query) }
+            }
         }
         return URL(string: text)
     }
