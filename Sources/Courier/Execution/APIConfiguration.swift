@@ -105,6 +105,8 @@ public struct APIConfiguration: Sendable {
 
     /// The fields of a configuration.
     private struct Fields: Sendable {
+        /// The text of `baseURL` if it can be a base URL, made when `baseURL` is set (read on every call).
+        var baseURLText: String?
         var baseURL: URL?
         var hosts: [APIHost: URL]
         var headers: HTTPHeaders
@@ -131,10 +133,14 @@ public struct APIConfiguration: Sendable {
         }
     }
 
+    /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
+    var baseURLText: String? { storage.fields.baseURLText }
+
     /// Changes a copy of the fields and keeps it in a new box (configurations change at set-up, not per call).
     private mutating func change(_ update: (inout Fields) -> Void) {
         var fields = storage.fields
         update(&fields)
+        fields.baseURLText = fields.baseURL.flatMap(RequestFactory.baseText(of:))
         storage = Storage(fields)
     }
 
@@ -156,7 +162,8 @@ public struct APIConfiguration: Sendable {
     ) {
         storage = Storage(
             Fields(
-                baseURL: baseURL, hosts: hosts, headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
+                baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
+                headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
                 maxResponseBytes: maxResponseBytes, sensitiveHeaders: sensitiveHeaders,
                 encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder), responseDecoder: nil,
                 parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,

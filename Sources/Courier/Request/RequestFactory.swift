@@ -6,7 +6,8 @@ enum RequestFactory {
         endpoint: APIEndpoint,
         parameters: Parameters,
         parameterHeaders: HTTPHeaders?,
-        configuration: APIConfiguration
+        configuration: APIConfiguration,
+        progress: TransferProgress? = nil
     ) throws(APIError) -> APIRequest {
         func fail(_ problem: APIError.RequestProblem, _ underlying: (any Error)? = nil) -> APIError {
             APIError(.invalidRequest(problem), endpoint: endpoint, underlyingError: underlying)
@@ -68,7 +69,7 @@ enum RequestFactory {
             throw fail(.invalidHeader(name: invalid.rawValue))
         }
 
-        return APIRequest(
+        var request = APIRequest(
             method: endpoint.method,
             url: url,
             headers: headers,
@@ -79,6 +80,8 @@ enum RequestFactory {
             sensitiveHeaders: configuration.sensitiveHeaders,
             endpoint: endpoint
         )
+        request.progress = progress
+        return request
     }
 
     /// The base URL's text, or `nil` when the path is absolute.
@@ -96,27 +99,29 @@ enum RequestFactory {
             }
             base = url
         } else {
+            // The configuration checked its base URL once, when it was set.
+            if let text = configuration.baseURLText { return text }
             guard let url = configuration.baseURL else {
                 throw APIError(.invalidRequest(.missingBaseURL), endpoint: endpoint)
             }
             base = url
         }
-        guard let base else {
-            throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
-        }
-        let text = base.absoluteString
-        // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
-        // `scheme://plain-host[:port]` form shows both at a glance.
-        if hasPlainSchemeAndHost(text) { return text }
-        guard base.scheme != nil, let host = base.host, !host.isEmpty else {
+        guard let base, let text = baseText(of: base) else {
             throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
         }
         return text
     }
 
-    /// Whether `text` starts with `scheme://host` where the host is letters, digits, `.` and `-` only,
-    /// optionally followed by `:digits`, then the end, `/`, `?` or `#`: such a URL has a scheme and a
-    /// non-empty host. `false` says nothing either way.
+    /// The text of `base` when it can be a base URL (it has a scheme and a host), else `nil`.
+    static func baseText(of base: URL) -> String? {
+        let text = base.absoluteString
+        // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
+        // `scheme://plain-host[:port]` form shows both at a glance.
+        if hasPlainSchemeAndHost(text) { return text }
+        guard base.scheme != nil, let host = base.host, !host.isEmpty else { return nil }
+        return text
+    }
+
     static func hasPlainSchemeAndHost(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
