@@ -24,6 +24,9 @@ struct PathTemplate: Sendable {
     /// The percent-encoded path when the template has no placeholder: every call renders the same text.
     private let fixedPath: String?
 
+    /// Whether the template has no placeholder: its path is the same on every call.
+    var isFixed: Bool { fixedPath != nil }
+
     init(_ template: String) {
         var pathPart = Substring(template)
         if let hash = pathPart.firstIndex(of: "#") {

@@ -39,24 +39,35 @@ enum RequestFactory {
         if !placed.body.isEmpty, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
         if !placed.body.checkReadable() { throw fail(.unreadableBody) }
 
-        var path: [UInt8] = []
-        do {
-            try template.render(into: &path) { name throws(RequestProblemError) in
-                guard let value = placed.pathValue(for: name) else {
-                    throw RequestProblemError(.missingPathValue(name: name))
+        // A fixed template without query parameters makes the same URL on every call on the same base.
+        let isFixed = template.isFixed && (placed.query ?? "").isEmpty
+        let url: URL
+        if isFixed, let known = endpoint.fixedURL(on: base) {
+            url = known
+        } else {
+            var path: [UInt8] = []
+            do {
+                try template.render(into: &path) { name throws(RequestProblemError) in
+                    guard let value = placed.pathValue(for: name) else {
+                        throw RequestProblemError(.missingPathValue(name: name))
+                    }
+                    return value
                 }
-                return value
+            } catch {
+                throw fail(
+                    error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
             }
-        } catch {
-            throw fail(error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
-        }
-
-        var query = template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""
-        if let parameterQuery = placed.query, !parameterQuery.isEmpty {
-            query = query.isEmpty ? parameterQuery : query + "&" + parameterQuery
-        }
-        guard let url = URLJoiner.join(base: base, path: path, isAbsolute: template.isAbsolute, query: query) else {
-            throw fail(.invalidURL)
+            var query =
+                template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""
+            if let parameterQuery = placed.query, !parameterQuery.isEmpty {
+                query = query.isEmpty ? parameterQuery : query + "&" + parameterQuery
+            }
+            guard let joined = URLJoiner.join(base: base, path: path, isAbsolute: template.isAbsolute, query: query)
+            else {
+                throw fail(.invalidURL)
+            }
+            if isFixed { endpoint.rememberFixedURL(joined, on: base) }
+            url = joined
         }
 
         var headers = configuration.headers
