@@ -20,6 +20,8 @@ import Foundation
 /// - `raw-again`: raw again, on a session of its own: a control that should come out at 1×, and whose spread is
 ///   the noise of the machine;
 /// - `courier-given-session` (not run unless asked for): `URLSessionExecutor(session:)` over a default session.
+/// - `executor` (not run unless asked for): `URLSessionExecutor.shared` alone, sending a request built once and
+///   decoding with `JSONDecoder().decode` like raw (`executor` / `raw` is the executor's cost without the pipeline).
 ///
 /// Each side has its own session, configured alike (the default configuration). Before measuring, every side
 /// must decode the same value as `raw`, and that value must be the fixture. Then, for each concurrency, after
@@ -53,7 +55,7 @@ enum EndToEnd {
           --rounds N                recorded rounds per concurrency (default 31), after
           --warmup N                warm-up rounds that are not recorded (default 3)
           --sides a,b,...           sides compared with raw, in this order (default
-                                    courier,courier-3-plugins,courier-data-for,raw-again; also courier-given-session)
+                                    courier,courier-3-plugins,courier-data-for,raw-again; also courier-given-session, executor)
           --calls N                 calls per block at concurrency 1 (default 50)
           --calls-per-task N        calls per task per block at higher concurrency (default 4)
           --json FILE               also write every block's time to FILE (read by scripts/bench_report.py)
@@ -82,7 +84,7 @@ enum EndToEnd {
         }
         let url = server.appendingPathComponent("users/octocat/repos.json")
         let raw = rawSide(url)
-        let all = courierSides(server, endpoints.repos) + [rawSide(url, name: "raw-again")]
+        let all = try courierSides(server, endpoints.repos) + [rawSide(url, name: "raw-again")]
 
         if let only = options.only {
             guard let side = ([raw] + all).first(where: { $0.name == only }) else {
@@ -144,16 +146,22 @@ enum EndToEnd {
         }
     }
 
-    static func courierSides(_ server: URL, _ repos: GET<String>) -> [Side] {
+    static func courierSides(_ server: URL, _ repos: GET<String>) throws -> [Side] {
         let plain = APIConfiguration(baseURL: server)  // executor: URLSessionExecutor.shared
         let plugins = plain.with(plugins: [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()])
         let dataFor = plain.with(executor: DataForExecutor(session: URLSession(configuration: .default)))
         let givenSession = plain.with(executor: URLSessionExecutor(session: URLSession(configuration: .default)))
+        let request = try repos.makeRequest(with: "octocat", using: plain)
         return [
             Side(name: "courier") { try await repos.request(with: "octocat", using: plain) },
             Side(name: "courier-3-plugins") { try await repos.request(with: "octocat", using: plugins) },
             Side(name: "courier-data-for") { try await repos.request(with: "octocat", using: dataFor) },
             Side(name: "courier-given-session") { try await repos.request(with: "octocat", using: givenSession) },
+            Side(name: "executor") {
+                let response = try await URLSessionExecutor.shared.execute(request)
+                guard (200..<300).contains(response.statusCode) else { throw URLError(.badServerResponse) }
+                return try JSONDecoder().decode([Repository].self, from: response.data)
+            },
         ]
     }
 

@@ -50,13 +50,18 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Whether the session reports the body as it arrives (its delegate is ``URLSessionExecutor``'s own);
     /// otherwise the task's completion handler hands it over at the end.
     private let reportsEvents: Bool
+    /// Where the cookies of responses go when the session leaves them to the executor (see ``CookieJar``).
+    private let cookies: CookieJar?
     private let state = LockedBox(State())
-    /// Suspends and resumes the task for a stream's window, in the order they were asked for.
-    private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
+    #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
+        /// Suspends and resumes the task for a stream's window, in the order they were asked for.
+        private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
+    #endif
 
-    init(request: APIRequest, reportsEvents: Bool) {
+    init(request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil) {
         self.request = request
         self.reportsEvents = reportsEvents
+        self.cookies = cookies
     }
 
     /// Sends `urlRequest` on `session` and returns the body and the response.
@@ -198,6 +203,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             return (continuation, data ?? state.body, state.declinedChallenge, sink)
         }
         let (continuation, body, declined, sink) = ended
+        // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
+        if let cookies, let last = declined ?? (response as? HTTPURLResponse),
+            declined != nil || (300..<400).contains(last.statusCode)
+        {
+            cookies.store(from: last)
+        }
         request.progress?.finish()
         switch sink {
         case .stream(let stream):
@@ -257,31 +268,42 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
-        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
-        // The declared length is that of the decoded body only without a content encoding.
-        let length =
-            (encoding == nil || encoding == "identity") && http.expectedContentLength >= 0
-            ? http.expectedContentLength : nil
+        cookies?.store(from: http)
         if (200..<300).contains(http.statusCode) {
             switch request.responseDelivery.kind {
             case .memory: break
             case .file(let url, let offset):
-                return completionHandler(startFile(url, resumingAt: offset, response: http, length: length))
+                return completionHandler(
+                    startFile(url, resumingAt: offset, response: http, length: Self.declaredLength(of: http)))
             case .stream:
-                startStream(dataTask, response: http, length: length)
+                startStream(dataTask, response: http, length: Self.declaredLength(of: http))
                 return completionHandler(.allow)
             }
         }
         // A declared length over the limit fails at once; a HEAD answer, a 204 and a 304 declare a length
-        // without a body.
+        // without a body. (The length is looked up only when it matters: finding a header costs more than the
+        // rest of this callback.)
         let bodiless = request.method == .head || http.statusCode == 204 || http.statusCode == 304
-        if let length, length > request.maxResponseBytes, !bodiless {
+        if http.expectedContentLength > request.maxResponseBytes, !bodiless,
+            let length = Self.declaredLength(of: http), length > request.maxResponseBytes
+        {
             stop(.tooLarge)
             completionHandler(.cancel)
             return
         }
-        state.withLock { $0.expected = length }
+        if request.progress != nil {
+            let length = Self.declaredLength(of: http)
+            state.withLock { $0.expected = length }
+        }
         completionHandler(.allow)
+    }
+
+    /// The length of the decoded body that `response` declares: its `Content-Length`, unless a content encoding
+    /// makes that the length of the encoded body.
+    private static func declaredLength(of response: HTTPURLResponse) -> Int64? {
+        guard response.expectedContentLength >= 0 else { return nil }
+        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        return encoding == nil || encoding == "identity" ? response.expectedContentLength : nil
     }
 
     /// Opens the file of a download: appends after `offset` bytes for a `206` that continues them, else starts
@@ -434,6 +456,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             completionHandler(nil)
             return
         }
+        cookies?.store(from: response)
         let headers = HTTPHeaders(response)
         let hop = RedirectHop(statusCode: response.statusCode, headers: headers, from: from, to: to, number: number)
         switch request.redirectPolicy.decision(for: hop) {

@@ -3,6 +3,9 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+    @_spi(Reflection) import Swift
+#endif
 
 /// The default executor: sends requests with a `URLSession`, on Apple platforms and on Linux
 /// (`FoundationNetworking`).
@@ -31,7 +34,10 @@ import Foundation
 ///
 /// Sessions this executor creates (``init(timeout:)``, ``init(configuration:)`` and ``shared``) report
 /// the body as it arrives; on Linux they run delegate callbacks on URLSession's own queue, so do not add
-/// tasks of your own with completion handlers that block to ``session``. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
+/// tasks of your own with completion handlers that block to ``session``. On Linux the executor also stores the
+/// cookies of responses in the configuration's `httpCookieStorage` itself, once per response (FoundationNetworking
+/// parses every header line for cookies, which costs more than the rest of a call), so its session's
+/// configuration says `httpCookieAcceptPolicy == .never`; cookies are still sent as before. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
 /// session hands over the body only when it is complete, so the size limit is checked then (memory is
 /// bounded only by the server), while redirects, 401 challenges, deadlines and cancellation work as above.
 public struct URLSessionExecutor: APIExecutor {
@@ -41,21 +47,27 @@ public struct URLSessionExecutor: APIExecutor {
     /// Whether the session's delegate is this executor's own, which reports every task event to the task's
     /// call; `false` for a session passed to ``init(session:)``.
     private let reportsEvents: Bool
+    /// Where the executor stores the cookies of responses itself, instead of the session (Linux; see ``CookieJar``).
+    private let cookies: CookieJar?
 
     /// An executor over `session`, which keeps its own delegate.
     public init(session: URLSession) {
         self.session = session
         self.reportsEvents = false
+        self.cookies = nil
     }
 
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            let (own, cookies) = CookieJar.taking(configuration)
             self.session = URLSession(
-                configuration: configuration, delegate: SessionEvents(), delegateQueue: InlineOperationQueue())
+                configuration: own, delegate: SessionEvents(), delegateQueue: InlineOperationQueue())
+            self.cookies = cookies
         #else
             // Apple platforms deliver every event to the task's own delegate; the session needs none.
             self.session = URLSession(configuration: configuration)
+            self.cookies = nil
         #endif
         self.reportsEvents = true
     }
@@ -92,7 +104,7 @@ public struct URLSessionExecutor: APIExecutor {
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
-        let call = URLSessionCall(request: request, reportsEvents: reportsEvents)
+        let call = URLSessionCall(request: request, reportsEvents: reportsEvents, cookies: cookies)
         let (body, response) = try await call.run(urlRequest, on: session)
         return APIResponse(
             statusCode: response.statusCode,
@@ -117,6 +129,12 @@ public struct URLSessionExecutor: APIExecutor {
 extension HTTPHeaders {
     /// The header fields of `response`.
     init(_ response: HTTPURLResponse) {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            if let stored = response.storedHeaderFields {
+                self.init(stored.map { Field(name: HTTPHeaderName(rawValue: $0.key), value: $0.value) })
+                return
+            }
+        #endif
         var fields: [Field] = []
         let all = response.allHeaderFields
         fields.reserveCapacity(all.count)
@@ -130,7 +148,74 @@ extension HTTPHeaders {
     }
 }
 
+/// Stores the cookies of responses for the sessions ``URLSessionExecutor`` creates on Linux, where
+/// FoundationNetworking would parse every header line of every response for cookies (tens of thousands of
+/// instructions per line): the session's configuration accepts none (`httpCookieAcceptPolicy = .never`; cookies are
+/// still sent), and ``URLSessionCall`` hands this jar each response, whose `Set-Cookie` fields it parses once and
+/// stores as FoundationNetworking does (`HTTPCookie.cookies(withResponseHeaderFields:for:)`, then the storage's
+/// `setCookies(_:for:mainDocumentURL:)`, which applies the storage's own accept policy).
+// @unchecked: `HTTPCookieStorage` is thread-safe (it locks inside) but not declared Sendable everywhere.
+final class CookieJar: @unchecked Sendable {
+    private let storage: HTTPCookieStorage
+
+    private init(_ storage: HTTPCookieStorage) {
+        self.storage = storage
+    }
+
+    /// The configuration for a new session, and the jar that stores its cookies: a copy of `configuration` that
+    /// accepts no cookies itself, unless `configuration` accepts none already (or cannot be copied).
+    static func taking(_ configuration: URLSessionConfiguration) -> (URLSessionConfiguration, CookieJar?) {
+        guard configuration.httpCookieAcceptPolicy != .never,
+            let own = configuration.copy() as? URLSessionConfiguration
+        else { return (configuration, nil) }
+        own.httpCookieAcceptPolicy = .never
+        return (own, own.httpCookieStorage.map(CookieJar.init))
+    }
+
+    /// Stores the cookies that `response` sets, if any.
+    func store(from response: HTTPURLResponse) {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            let setCookie =
+                response.storedHeaderFields.map { $0["Set-Cookie"] } ?? response.value(forHTTPHeaderField: "Set-Cookie")
+        #else
+            let setCookie = response.value(forHTTPHeaderField: "Set-Cookie")
+        #endif
+        guard let setCookie, let url = response.url else { return }
+        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": setCookie], for: url)
+        guard !cookies.isEmpty else { return }
+        storage.setCookies(cookies, for: url, mainDocumentURL: nil)
+    }
+}
+
 #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+    extension HTTPURLResponse {
+        /// The header fields as FoundationNetworking stores them (`_allHeaderFields: [String: String]`), read
+        /// without `allHeaderFields`, which copies them into a new `[AnyHashable: Any]` on every read (more
+        /// instructions than the rest of the executor's work on a call); `nil` if this FoundationNetworking
+        /// stores them otherwise, and the caller reads `allHeaderFields`.
+        var storedHeaderFields: [String: String]? {
+            guard let offset = Self.storedHeaderFieldsOffset else { return nil }
+            return withExtendedLifetime(self) {
+                UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+                    .load(fromByteOffset: offset, as: [String: String].self)
+            }
+        }
+
+        /// Where in an `HTTPURLResponse` its stored header fields are: found once, by the field's name and type in
+        /// the class's reflection metadata.
+        private static let storedHeaderFieldsOffset: Int? = {
+            var found: Int?
+            // `_EachFieldOptions.classType` (a `static var`, which Swift 6 does not let this code read).
+            let classType = _EachFieldOptions(rawValue: 1 << 0)
+            _forEachField(of: HTTPURLResponse.self, options: classType) { name, offset, type, _ in
+                guard String(cString: name) == "_allHeaderFields", type == [String: String].self else { return true }
+                found = offset
+                return false
+            }
+            return found
+        }()
+    }
+
     /// The delegate queue of a session that ``URLSessionExecutor`` creates on Linux: it runs each delegate
     /// callback at once, on the session's own queue, instead of handing it to another thread (three hops per
     /// call, which cost more than the rest of Courier's work). ``URLSessionCall`` keeps its callbacks short
