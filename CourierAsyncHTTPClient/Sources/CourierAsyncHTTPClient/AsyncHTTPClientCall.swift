@@ -8,10 +8,10 @@ import NIOHTTP1
 /// One call of ``AsyncHTTPClientExecutor``: sends the request and every redirect hop the policy allows,
 /// reads the body within the size limit, and ends at the call's deadline or when the caller is cancelled.
 ///
-/// A body held in memory (the default) takes the path of `AsyncHTTPClientCall+Memory.swift`: AsyncHTTPClient's
-/// delegate interface, whose deadline covers the whole hop. A stream or a download runs here, in a task of its
-/// own, so that the deadline (``DeadlineTimer``, one timer for every call) can cancel it even while it waits for
-/// body bytes; cancelling that task cancels the HTTP request.
+/// A body held in memory (the default) takes the path of `AsyncHTTPClientCall+Memory.swift`, in the caller's
+/// task. A stream or a download runs in a task of its own, so that the deadline (``DeadlineTimer``, one timer
+/// for every call) can cancel it even while it waits for body bytes; cancelling that task cancels the HTTP
+/// request.
 final class AsyncHTTPClientCall: Sendable {
     /// Why the call stopped before its work ended.
     enum Stop: Sendable {
@@ -33,8 +33,12 @@ final class AsyncHTTPClientCall: Sendable {
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw error(for: .cancelled) }
         let delivery = request.responseDelivery
-        if !delivery.isStream, delivery.fileURL == nil, request.body.isInMemory { return try await runInMemory() }
-        let work = Task { try await self.perform() }
+        if !delivery.isStream, delivery.fileURL == nil, request.body.isInMemory,
+            #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+        {
+            return try await runInMemory()
+        }
+        let work = Task { try await self.perform(boundingBodyReadsBy: nil) }
         let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
             self.stop(.timedOut, work)
         }
@@ -55,7 +59,7 @@ final class AsyncHTTPClientCall: Sendable {
     }
 
     /// Records why the call stopped (the first reason wins) and cancels its work.
-    private func stop(_ reason: Stop, _ work: Task<APIResponse, any Error>) {
+    func stop<Result>(_ reason: Stop, _ work: Task<Result, any Error>) {
         stopped.withLockedValue { stopped in
             if stopped == nil { stopped = reason }
         }
@@ -65,8 +69,11 @@ final class AsyncHTTPClientCall: Sendable {
     // MARK: - Hops
 
     /// Sends the request, then each redirect hop the policy follows; returns the final response with its body.
-    private func perform() async throws -> APIResponse {
-        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
+    ///
+    /// With a `bodyDeadline`, each read of a body is bounded by it (``bounded(by:_:)``); without, the caller
+    /// bounds the whole call.
+    func perform(boundingBodyReadsBy bodyDeadline: NIODeadline?) async throws -> APIResponse {
+        let deadline = bodyDeadline ?? NIODeadline.now() + TimeAmount(request.timeout)
         var hop = Hop(url: request.url, method: request.method, headers: request.headers, body: request.body)
         var redirects = 0
         while true {
@@ -86,7 +93,7 @@ final class AsyncHTTPClientCall: Sendable {
                 let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: hop.url)?.absoluteURL
             else {
-                return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
+                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
             }
             redirects += 1
             let headers = Courier.HTTPHeaders(response.headers)
@@ -97,14 +104,14 @@ final class AsyncHTTPClientCall: Sendable {
                 let next = hop.following(redirect, removingCredentialsOf: request)
                 // A one-shot body already sent cannot be sent again: the redirect is the response.
                 if !next.body.isEmpty, !next.body.isReplayable {
-                    return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
+                    return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
                 }
-                await discard(response.body)
+                await discard(response.body, bodyDeadline: bodyDeadline)
                 hop = next
             case .stop:
-                return try await finish(response, url: hop.url, sent: hop.body.count ?? 0)
+                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
             case .fail(let refusal):
-                await discard(response.body)
+                await discard(response.body, bodyDeadline: bodyDeadline)
                 let redirectResponse = APIResponse(
                     statusCode: statusCode, headers: headers, url: hop.url, request: request)
                 throw APIError(
@@ -145,10 +152,16 @@ final class AsyncHTTPClientCall: Sendable {
 
     /// Hands the body of the final response over as the request's delivery asks (a `2xx` to a stream or a
     /// file; anything else in memory, within the size limit) and makes the call's response.
-    private func finish(_ response: HTTPClientResponse, url: URL, sent: Int) async throws -> APIResponse {
+    private func finish(
+        _ response: HTTPClientResponse, hop: Hop, bodyDeadline: NIODeadline?
+    ) async throws -> APIResponse {
+        let url = hop.url
         // A streamed body reported its bytes as the client took them; one in memory has been sent, all of it, once
         // the head arrives (AsyncHTTPClient reports no progress of its own).
-        if request.body.isInMemory { request.progress?.reportSent(Int64(sent), expected: Int64(sent)) }
+        if request.body.isInMemory {
+            let sent = Int64(hop.body.count ?? 0)
+            request.progress?.reportSent(sent, expected: sent)
+        }
         let statusCode = Int(response.status.code)
         let headers = Courier.HTTPHeaders(response.headers)
         let encoding = response.headers.first(name: "Content-Encoding")?.lowercased()
@@ -165,12 +178,22 @@ final class AsyncHTTPClientCall: Sendable {
                     expected: declared)
             }
         }
+        // A `HEAD`'s `Content-Length` is that of the `GET`: its body is empty whatever it says.
+        if hop.method != .head, let declared, declared > request.maxResponseBytes { throw tooLarge() }
+        let body = response.body
+        let data = try await read(bodyDeadline) { try await self.collect(body, declared: declared) }
+        // A cancelled body sequence may end early instead of throwing.
+        if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
+        return APIResponse(statusCode: statusCode, headers: headers, body: .data(data), url: url, request: request)
+    }
+
+    /// Reads `body` in memory within the size limit, reporting progress.
+    private func collect(_ body: HTTPClientResponse.Body, declared: Int64?) async throws -> Data {
         let limit = request.maxResponseBytes
-        if let declared, declared > limit { throw tooLarge() }
         var collected: ByteBuffer?
         var received = 0
         do {
-            for try await chunk in response.body {
+            for try await chunk in body {
                 received += chunk.readableBytes
                 if received > limit { throw tooLarge() }
                 request.progress?.reportReceived(Int64(received), expected: declared)
@@ -183,24 +206,34 @@ final class AsyncHTTPClientCall: Sendable {
         } catch {
             throw failure(error)
         }
-        // A cancelled body sequence may end early instead of throwing.
-        if let stop = stopped.withLockedValue({ $0 }) { throw self.error(for: stop) }
-        let data = collected.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data()
-        return APIResponse(statusCode: statusCode, headers: headers, body: .data(data), url: url, request: request)
+        return collected.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data()
     }
 
     /// Reads and drops a redirect's body, so that its connection can serve the next request; a long one is
     /// abandoned (the connection is closed instead).
-    private func discard(_ body: HTTPClientResponse.Body) async {
-        var dropped = 0
-        do {
-            for try await chunk in body {
-                dropped += chunk.readableBytes
-                if dropped > 64 * 1024 { return }
+    private func discard(_ body: HTTPClientResponse.Body, bodyDeadline: NIODeadline?) async {
+        _ = try? await read(bodyDeadline) {
+            var dropped = 0
+            do {
+                for try await chunk in body {
+                    dropped += chunk.readableBytes
+                    if dropped > 64 * 1024 { return }
+                }
+            } catch {
+                // The hop's response is complete as far as the call is concerned.
             }
-        } catch {
-            // The hop's response is complete as far as the call is concerned.
         }
+    }
+
+    /// Runs `read`, a read of a body: bounded by `deadline` when there is one (``bounded(by:_:)``), else as
+    /// it is (the caller bounds it).
+    private func read<Result: Sendable>(
+        _ deadline: NIODeadline?, _ read: sending @escaping @isolated(any) () async throws -> Result
+    ) async throws -> Result {
+        if let deadline, #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return try await bounded(by: deadline, read)
+        }
+        return try await read()
     }
 
     // MARK: - Errors

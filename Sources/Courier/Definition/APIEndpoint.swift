@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything an endpoint declares apart from its parameter type: method, path template and its
 /// ``EndpointOptions``. Plugins, executors and errors see endpoints through this value.
 ///
@@ -12,6 +14,10 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         let path: String
         let options: EndpointOptions
         let template: PathTemplate
+        /// The URL last built for a template without placeholders and a call without query parameters, with
+        /// the base URL text it was built on: such a URL is the same on every call, and parsing it is the
+        /// largest single cost of building a request.
+        let fixedURL = LockedBox<(base: String?, url: URL)?>(nil)
 
         init(method: HTTPMethod, path: String, options: EndpointOptions) {
             self.method = method
@@ -36,6 +42,16 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     }
 
     var template: PathTemplate { storage.template }
+
+    /// The URL of a fixed template on `base`, if built before (see `Storage.fixedURL`).
+    func fixedURL(on base: String?) -> URL? {
+        storage.fixedURL.withLock { entry in entry.flatMap { $0.base == base ? $0.url : nil } }
+    }
+
+    /// Remembers `url` as the URL of this fixed template on `base`.
+    func rememberFixedURL(_ url: URL, on base: String?) {
+        storage.fixedURL.value = (base, url)
+    }
 
     /// Creates an endpoint description. Endpoints are normally declared with ``API`` (`@GET`, `@POST`, …).
     public init(method: HTTPMethod, path: String, options: EndpointOptions = EndpointOptions()) {

@@ -18,41 +18,131 @@ import Foundation
 /// ```
 public struct APIConfiguration: Sendable {
     /// The base URL that endpoint paths are appended to; endpoints with an absolute URL ignore it.
-    public var baseURL: URL?
+    public var baseURL: URL? {
+        get { storage.fields.baseURL }
+        set { change { $0.baseURL = newValue } }
+    }
     /// Base URLs of named hosts, for endpoints declared with `host:`.
-    public var hosts: [APIHost: URL]
+    public var hosts: [APIHost: URL] {
+        get { storage.fields.hosts }
+        set { change { $0.hosts = newValue } }
+    }
     /// Headers sent with every request; endpoint headers with the same name replace them.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.fields.headers }
+        set { change { $0.headers = newValue } }
+    }
     /// The deadline of a whole call unless its endpoint sets one.
-    public var timeout: Duration
+    public var timeout: Duration {
+        get { storage.fields.timeout }
+        set { change { $0.timeout = newValue } }
+    }
     /// What to do when a server redirects, unless an endpoint sets its own policy. Default: ``RedirectPolicy/follow``.
-    public var redirectPolicy: RedirectPolicy
+    public var redirectPolicy: RedirectPolicy {
+        get { storage.fields.redirectPolicy }
+        set { change { $0.redirectPolicy = newValue } }
+    }
     /// The most response bytes (after content decoding) a call holds in memory unless its endpoint sets
     /// its own limit. Default: ``defaultMaxResponseBytes`` (100 MiB).
-    public var maxResponseBytes: Int
+    public var maxResponseBytes: Int {
+        get { storage.fields.maxResponseBytes }
+        set { change { $0.maxResponseBytes = newValue } }
+    }
     /// Headers whose values are secret in every request, beyond those ``SensitiveData`` always names
     /// (for example a session header of your service).
-    public var sensitiveHeaders: Set<HTTPHeaderName>
+    public var sensitiveHeaders: Set<HTTPHeaderName> {
+        get { storage.fields.sensitiveHeaders }
+        set { change { $0.sensitiveHeaders = newValue } }
+    }
     /// Encodes model parameters into JSON bodies. Default: sorted keys, unescaped slashes, ISO 8601 dates.
     /// Change its settings in place (`configuration.encoder.keyEncodingStrategy = .convertToSnakeCase`):
     /// only this configuration changes, not copies of it.
-    public var encoder: CopyOnWriteCoder<JSONEncoder>
+    public var encoder: CopyOnWriteCoder<JSONEncoder> {
+        get { storage.fields.encoder }
+        set { change { $0.encoder = newValue } }
+    }
     /// Decodes JSON responses. Default: ISO 8601 dates. Changes made in place stay in this configuration.
-    public var decoder: CopyOnWriteCoder<JSONDecoder>
+    public var decoder: CopyOnWriteCoder<JSONDecoder> {
+        get { storage.fields.decoder }
+        set { change { $0.decoder = newValue } }
+    }
     /// Decodes response bodies when neither the call nor the endpoint names a decoder, for a service that
     /// does not speak JSON (`XMLResponseDecoder()`); `nil` (the default) for JSON with ``decoder``.
-    public var responseDecoder: (any ResponseDecoder)? = nil
+    public var responseDecoder: (any ResponseDecoder)? {
+        get { storage.fields.responseDecoder }
+        set { change { $0.responseDecoder = newValue } }
+    }
     /// How arrays, booleans, dates and nested values are written into queries and forms.
-    public var parameterOptions: ParameterEncodingOptions
+    public var parameterOptions: ParameterEncodingOptions {
+        get { storage.fields.parameterOptions }
+        set { change { $0.parameterOptions = newValue } }
+    }
     /// The status codes treated as success unless an endpoint sets its own.
-    public var acceptableStatusCodes: AcceptableStatusCodes
+    public var acceptableStatusCodes: AcceptableStatusCodes {
+        get { storage.fields.acceptableStatusCodes }
+        set { change { $0.acceptableStatusCodes = newValue } }
+    }
     /// Sends the requests.
-    public var executor: any APIExecutor
+    public var executor: any APIExecutor {
+        get { storage.fields.executor }
+        set { change { $0.executor = newValue } }
+    }
     /// Plugins around every call, outermost first; endpoint plugins run inside these.
-    public var plugins: [any APIPlugin]
+    public var plugins: [any APIPlugin] {
+        get { storage.fields.plugins }
+        set { change { $0.plugins = newValue } }
+    }
     /// The response cache between the plugins and the executor; `nil` (the default) for none. Endpoints
     /// choose how they use it with a `.cache` tag (see ``CachePolicy``).
-    public var cache: ResponseCache? = nil
+    public var cache: ResponseCache? {
+        get { storage.fields.cache }
+        set { change { $0.cache = newValue } }
+    }
+
+    /// The settings, behind one reference: a call copies its configuration several times, and copying one
+    /// reference costs a retain where copying every field costs one per stored reference.
+    private var storage: Storage
+
+    /// The fields of a configuration.
+    private struct Fields: Sendable {
+        /// The text of `baseURL` if it can be a base URL, made when `baseURL` is set (read on every call).
+        var baseURLText: String?
+        var baseURL: URL?
+        var hosts: [APIHost: URL]
+        var headers: HTTPHeaders
+        var timeout: Duration
+        var redirectPolicy: RedirectPolicy
+        var maxResponseBytes: Int
+        var sensitiveHeaders: Set<HTTPHeaderName>
+        var encoder: CopyOnWriteCoder<JSONEncoder>
+        var decoder: CopyOnWriteCoder<JSONDecoder>
+        var responseDecoder: (any ResponseDecoder)?
+        var parameterOptions: ParameterEncodingOptions
+        var acceptableStatusCodes: AcceptableStatusCodes
+        var executor: any APIExecutor
+        var plugins: [any APIPlugin]
+        var cache: ResponseCache?
+    }
+
+    /// The immutable box of a configuration's fields; a change makes a new one.
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
+    var baseURLText: String? { storage.fields.baseURLText }
+
+    /// Changes a copy of the fields and keeps it in a new box (configurations change at set-up, not per call).
+    private mutating func change(_ update: (inout Fields) -> Void) {
+        var fields = storage.fields
+        update(&fields)
+        fields.baseURLText = fields.baseURL.flatMap(RequestFactory.baseText(of:))
+        storage = Storage(fields)
+    }
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -70,19 +160,14 @@ public struct APIConfiguration: Sendable {
         executor: any APIExecutor = URLSessionExecutor.shared,
         plugins: [any APIPlugin] = []
     ) {
-        self.baseURL = baseURL
-        self.hosts = hosts
-        self.headers = headers
-        self.timeout = timeout
-        self.redirectPolicy = redirectPolicy
-        self.maxResponseBytes = maxResponseBytes
-        self.sensitiveHeaders = sensitiveHeaders
-        self.encoder = CopyOnWriteCoder(encoder)
-        self.decoder = CopyOnWriteCoder(decoder)
-        self.parameterOptions = parameterOptions
-        self.acceptableStatusCodes = acceptableStatusCodes
-        self.executor = executor
-        self.plugins = plugins
+        storage = Storage(
+            Fields(
+                baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
+                headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
+                maxResponseBytes: maxResponseBytes, sensitiveHeaders: sensitiveHeaders,
+                encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder), responseDecoder: nil,
+                parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
+                plugins: plugins, cache: nil))
     }
 
     /// 100 MiB: the default most response bytes a call holds in memory.

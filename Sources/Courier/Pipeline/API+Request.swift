@@ -34,7 +34,7 @@ extension API {
     ) async throws(APIError) -> Output {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, progress: progress, using: configuration)
+        return try await makeRequest(with: parameter, using: configuration, progress: progress)
             .send(using: configuration, decoder: decoder)
     }
 
@@ -66,7 +66,7 @@ extension API {
     ) async throws(APIError) -> DecodedResponse<Value> {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, progress: progress, using: configuration)
+        return try await makeRequest(with: parameter, using: configuration, progress: progress)
             .send(using: configuration, decoder: decoder)
     }
 
@@ -85,17 +85,8 @@ extension API {
     ) async throws(APIError) -> APIResponse {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, progress: progress, using: configuration)
+        return try await makeRequest(with: parameter, using: configuration, progress: progress)
             .send(using: configuration)
-    }
-
-    /// The request for `parameter`, reporting to `progress`.
-    private func makeRequest(
-        with parameter: Parameter, progress: TransferProgress?, using configuration: APIConfiguration
-    ) throws(APIError) -> APIRequest {
-        var request = try makeRequest(with: parameter, using: configuration)
-        request.progress = progress
-        return request
     }
 }
 

@@ -19,8 +19,12 @@ extension APIRequest {
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        let decoded: DecodedResponse<Output> = try await send(using: configuration, decoder: decoder)
-        return decoded.value
+        // Decoded here rather than through `DecodedResponse<Output>`, whose generic type would be made at run time
+        // on every call.
+        let configuration = configuration ?? .current
+        let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
+        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+        return try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
     }
 
     /// Sends this request and returns the decoded value with the response's status and headers; see

@@ -26,8 +26,12 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let endpointPlugins = request.endpoint.plugins
             let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
-            response = try await PluginChain.run(
-                request, plugins: plugins[...], executor: transport(for: configuration))
+            let executor = transport(for: configuration)
+            // Without plugins the executor is called here: one async frame less on every such call.
+            response =
+                plugins.isEmpty
+                ? try await executor.execute(request)
+                : try await PluginChain.run(request, plugins: plugins[...], executor: executor)
         } catch {
             throw APIError.wrapping(error, request: request)
         }

@@ -23,31 +23,44 @@ enum ResponseDecoding {
     static func decoder(
         _ callDecoder: (any ResponseDecoder)?, for endpoint: APIEndpoint, configuration: APIConfiguration
     ) -> any ResponseDecoder {
-        resolve([callDecoder, endpoint.decoder, configuration.responseDecoder][...], configuration: configuration)
+        resolve(from: 0, callDecoder, endpoint, configuration)
     }
 
+    /// The first decoder named at `level` or after (0: the call, 1: the endpoint, 2: the configuration), with
+    /// the next one as the base of a key-path decoder that has none; JSON with the configuration's decoder when
+    /// none is named. No array of candidates: this runs on every call.
     private static func resolve(
-        _ candidates: ArraySlice<(any ResponseDecoder)?>, configuration: APIConfiguration
+        from level: Int, _ callDecoder: (any ResponseDecoder)?, _ endpoint: APIEndpoint,
+        _ configuration: APIConfiguration
     ) -> any ResponseDecoder {
-        guard let index = candidates.firstIndex(where: { $0 != nil }), let chosen = candidates[index] else {
-            return JSONResponseDecoder(configuration.decoder.coder)
+        var level = level
+        while level < 3 {
+            let candidate: (any ResponseDecoder)? =
+                switch level {
+                case 0: callDecoder
+                case 1: endpoint.decoder
+                default: configuration.responseDecoder
+                }
+            level += 1
+            guard let chosen = candidate else { continue }
+            if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
+                return KeyPathResponseDecoder(
+                    keys: keyed.keys, base: resolve(from: level, callDecoder, endpoint, configuration))
+            }
+            return chosen
         }
-        if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
-            let base = resolve(candidates[(index + 1)...], configuration: configuration)
-            return KeyPathResponseDecoder(keys: keyed.keys, base: base)
-        }
-        return chosen
+        return JSONResponseDecoder(configuration.decoder.coder)
     }
 
-    /// Decodes `response` as `Output`: `Data` and `String` directly, an `Optional` as `nil` for an empty
-    /// body, anything else with `decoder`.
     static func decode<Output: Decodable>(
         _ type: Output.Type,
         from response: APIResponse,
         decoder: any ResponseDecoder
     ) throws(APIError) -> Output {
         do {
-            if let optional = Output.self as? any OptionalResult.Type {
+            // `_isOptional` reads the type's kind; the cast looks the conformance up (several hundred
+            // instructions on every call).
+            if _isOptional(Output.self), let optional = Output.self as? any OptionalResult.Type {
                 if response.body.isEmpty, let none = optional.noneValue as? Output { return none }
                 let wrapped = try value(optional.wrappedType, response, decoder)
                 if let output = optional.wrapping(wrapped) as? Output { return output }
@@ -78,9 +91,9 @@ enum ResponseDecoding {
         _ response: APIResponse,
         _ decoder: any ResponseDecoder
     ) throws -> Value {
-        if !(decoder is KeyPathResponseDecoder) {
-            if Value.self == Data.self, let data = response.data as? Value { return data }
-            if Value.self == String.self, let string = try text(of: response) as? Value { return string }
+        if Value.self == Data.self || Value.self == String.self, !(decoder is KeyPathResponseDecoder) {
+            if let data = response.data as? Value { return data }
+            if let string = try text(of: response) as? Value { return string }
         }
         return try decoder.decode(type, from: response.data)
     }

@@ -11,6 +11,15 @@ extension API {
     ) throws(APIError)
         -> APIRequest
     {
+        try makeRequest(with: parameter, using: configuration, progress: nil)
+    }
+
+    /// Builds the request for a call with `parameter`, reporting to `progress`.
+    func makeRequest(
+        with parameter: Parameter, using configuration: consuming APIConfiguration?, progress: TransferProgress?
+    ) throws(APIError)
+        -> APIRequest
+    {
         var parameterHeaders = headerBuilder?(parameter)
         if !callHeaders.isEmpty {
             parameterHeaders =
@@ -25,23 +34,27 @@ extension API {
                 throw APIError(
                     .invalidRequest(.missingParameterBuilder(String(describing: Parameter.self))), endpoint: endpoint)
             }
-            return try make(parameters: .none, parameterHeaders: parameterHeaders, configuration: configuration)
+            return try make(
+                parameters: .none, parameterHeaders: parameterHeaders, configuration: configuration, progress: progress)
         }
         return try make(
-            parameters: builder.build(parameter), parameterHeaders: parameterHeaders, configuration: configuration)
+            parameters: builder.build(parameter), parameterHeaders: parameterHeaders, configuration: configuration,
+            progress: progress)
     }
 
     private func make(
-        parameters: Parameters, parameterHeaders: HTTPHeaders?, configuration: consuming APIConfiguration?
+        parameters: Parameters, parameterHeaders: HTTPHeaders?, configuration: consuming APIConfiguration?,
+        progress: TransferProgress?
     ) throws(APIError) -> APIRequest {
         // Consumed and unwrapped without a copy: copying a configuration costs one retain per stored reference.
         if let configuration = consume configuration {
             return try RequestFactory.make(
                 endpoint: endpoint, parameters: parameters, parameterHeaders: parameterHeaders,
-                configuration: configuration)
+                configuration: configuration, progress: progress)
         }
         return try RequestFactory.make(
-            endpoint: endpoint, parameters: parameters, parameterHeaders: parameterHeaders, configuration: .current)
+            endpoint: endpoint, parameters: parameters, parameterHeaders: parameterHeaders, configuration: .current,
+            progress: progress)
     }
 }
 

@@ -24,6 +24,9 @@ struct PathTemplate: Sendable {
     /// The percent-encoded path when the template has no placeholder: every call renders the same text.
     private let fixedPath: String?
 
+    /// Whether the template has no placeholder: its path is the same on every call.
+    var isFixed: Bool { fixedPath != nil }
+
     init(_ template: String) {
         var pathPart = Substring(template)
         if let hash = pathPart.firstIndex(of: "#") {
@@ -141,19 +144,21 @@ struct PathTemplate: Sendable {
     /// encoded as one segment (`/` becomes `%2F`), except in a `{name...}` placeholder, whose value is split
     /// at `/` and each segment encoded. A segment with a placeholder may not end up empty, `.` or `..`.
     func render(
-        into output: inout String,
+        into output: inout [UInt8],
         value: (String) throws(RequestProblemError) -> String
     ) throws(RequestProblemError) {
         if let fixedPath {
-            output += fixedPath
+            output.append(contentsOf: fixedPath.utf8)
             return
         }
+        // Bytes rather than a `String`: appending to a string costs several times as much per piece.
+        output.reserveCapacity(output.count + 64)
         // The current segment is output[segmentStart...]; it is checked when it closes.
-        var segmentStart = output.utf8.count
+        var segmentStart = output.count
         var segmentPlaceholder: String?
         func closeSegment() throws(RequestProblemError) {
-            if let segmentPlaceholder, output.utf8.count - segmentStart <= 2 {
-                let segment = output.utf8.dropFirst(segmentStart)
+            if let segmentPlaceholder, output.count - segmentStart <= 2 {
+                let segment = output[segmentStart...]
                 if segment.isEmpty || segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) {
                     throw RequestProblemError(.invalidPathValue(name: segmentPlaceholder))
                 }
@@ -163,7 +168,7 @@ struct PathTemplate: Sendable {
         for part in parts {
             switch part {
             case .literal(let text):
-                output += text
+                output.append(contentsOf: text.utf8)
             case .placeholder(let name):
                 PercentEncoding.append(try value(name), allowing: .unreserved, to: &output)
                 segmentPlaceholder = segmentPlaceholder ?? name
@@ -174,16 +179,16 @@ struct PathTemplate: Sendable {
                 {
                     if index > 0 {
                         try closeSegment()
-                        output += "/"
-                        segmentStart = output.utf8.count
+                        output.append(UInt8(ascii: "/"))
+                        segmentStart = output.count
                     }
                     PercentEncoding.append(String(segment), allowing: .unreserved, to: &output)
                     segmentPlaceholder = segmentPlaceholder ?? name
                 }
             case .separator:
                 try closeSegment()
-                output += "/"
-                segmentStart = output.utf8.count
+                output.append(UInt8(ascii: "/"))
+                segmentStart = output.count
             }
         }
         try closeSegment()

@@ -6,7 +6,8 @@ enum RequestFactory {
         endpoint: APIEndpoint,
         parameters: Parameters,
         parameterHeaders: HTTPHeaders?,
-        configuration: APIConfiguration
+        configuration: APIConfiguration,
+        progress: TransferProgress? = nil
     ) throws(APIError) -> APIRequest {
         func fail(_ problem: APIError.RequestProblem, _ underlying: (any Error)? = nil) -> APIError {
             APIError(.invalidRequest(problem), endpoint: endpoint, underlyingError: underlying)
@@ -38,24 +39,35 @@ enum RequestFactory {
         if !placed.body.isEmpty, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
         if !placed.body.checkReadable() { throw fail(.unreadableBody) }
 
-        var path = ""
-        do {
-            try template.render(into: &path) { name throws(RequestProblemError) in
-                guard let value = placed.pathValue(for: name) else {
-                    throw RequestProblemError(.missingPathValue(name: name))
+        // A fixed template without query parameters makes the same URL on every call on the same base.
+        let isFixed = template.isFixed && (placed.query ?? "").isEmpty
+        let url: URL
+        if isFixed, let known = endpoint.fixedURL(on: base) {
+            url = known
+        } else {
+            var path: [UInt8] = []
+            do {
+                try template.render(into: &path) { name throws(RequestProblemError) in
+                    guard let value = placed.pathValue(for: name) else {
+                        throw RequestProblemError(.missingPathValue(name: name))
+                    }
+                    return value
                 }
-                return value
+            } catch {
+                throw fail(
+                    error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
             }
-        } catch {
-            throw fail(error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
-        }
-
-        var query = template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""
-        if let parameterQuery = placed.query, !parameterQuery.isEmpty {
-            query = query.isEmpty ? parameterQuery : query + "&" + parameterQuery
-        }
-        guard let url = URLJoiner.join(base: base, path: path, isAbsolute: template.isAbsolute, query: query) else {
-            throw fail(.invalidURL)
+            var query =
+                template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""
+            if let parameterQuery = placed.query, !parameterQuery.isEmpty {
+                query = query.isEmpty ? parameterQuery : query + "&" + parameterQuery
+            }
+            guard let joined = URLJoiner.join(base: base, path: path, isAbsolute: template.isAbsolute, query: query)
+            else {
+                throw fail(.invalidURL)
+            }
+            if isFixed { endpoint.rememberFixedURL(joined, on: base) }
+            url = joined
         }
 
         var headers = configuration.headers
@@ -68,7 +80,7 @@ enum RequestFactory {
             throw fail(.invalidHeader(name: invalid.rawValue))
         }
 
-        return APIRequest(
+        var request = APIRequest(
             method: endpoint.method,
             url: url,
             headers: headers,
@@ -79,6 +91,8 @@ enum RequestFactory {
             sensitiveHeaders: configuration.sensitiveHeaders,
             endpoint: endpoint
         )
+        request.progress = progress
+        return request
     }
 
     /// The base URL's text, or `nil` when the path is absolute.
@@ -96,27 +110,29 @@ enum RequestFactory {
             }
             base = url
         } else {
+            // The configuration checked its base URL once, when it was set.
+            if let text = configuration.baseURLText { return text }
             guard let url = configuration.baseURL else {
                 throw APIError(.invalidRequest(.missingBaseURL), endpoint: endpoint)
             }
             base = url
         }
-        guard let base else {
-            throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
-        }
-        let text = base.absoluteString
-        // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
-        // `scheme://plain-host[:port]` form shows both at a glance.
-        if hasPlainSchemeAndHost(text) { return text }
-        guard base.scheme != nil, let host = base.host, !host.isEmpty else {
+        guard let base, let text = baseText(of: base) else {
             throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
         }
         return text
     }
 
-    /// Whether `text` starts with `scheme://host` where the host is letters, digits, `.` and `-` only,
-    /// optionally followed by `:digits`, then the end, `/`, `?` or `#`: such a URL has a scheme and a
-    /// non-empty host. `false` says nothing either way.
+    /// The text of `base` when it can be a base URL (it has a scheme and a host), else `nil`.
+    static func baseText(of base: URL) -> String? {
+        let text = base.absoluteString
+        // Parsing out `scheme` and `host` costs more than the rest of a simple request; the common
+        // `scheme://plain-host[:port]` form shows both at a glance.
+        if hasPlainSchemeAndHost(text) { return text }
+        guard base.scheme != nil, let host = base.host, !host.isEmpty else { return nil }
+        return text
+    }
+
     static func hasPlainSchemeAndHost(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
@@ -158,16 +174,19 @@ enum URLJoiner {
     /// Joins `base` and `path` by appending (`https://h/api/v2` + `/users` → `https://h/api/v2/users`)
     /// whatever the slashes; a `nil` base means `path` is an absolute URL. The base URL's own query comes
     /// first, then `query`. Fragments are dropped.
-    static func join(base: String?, path: String, isAbsolute: Bool, query: String) -> URL? {
-        var path = path
+    static func join(base: String?, path: [UInt8], isAbsolute: Bool, query: String) -> URL? {
         var query = query
         let text: String
         if var base {
             text = base.withUTF8 { base in
-                path.withUTF8 { path in query.withUTF8 { query in assemble(base: base, path: path, query: query) } }
+                path.withUnsafeBufferPointer { path in
+                    query.withUTF8 { query in assemble(base: base, path: path, query: query) }
+                }
             }
         } else {
-            text = path.withUTF8 { path in query.withUTF8 { query in assemble(base: nil, path: path, query: query) } }
+            text = path.withUnsafeBufferPointer { path in
+                query.withUTF8 { query in assemble(base: nil, path: path, query: query) }
+            }
         }
         return URL(string: text)
     }

@@ -37,6 +37,40 @@ import Testing
         #expect(request.url.absoluteString == "https://api.example.com/v2/get?sort=asc&page=2")
     }
 
+    @Test func aFixedEndpointsURLFollowsTheBaseOfEachCall() throws {
+        // A fixed template's URL is parsed once per base: the next call on another base must not reuse it.
+        let endpoint = GET<Void>("/status?verbose=1")
+        let first = APIConfiguration(baseURL: URL(string: "https://one.example/api"))
+        let second = APIConfiguration(baseURL: URL(string: "https://two.example"))
+        for _ in 0..<2 {
+            #expect(
+                try endpoint.makeRequest(using: first).url.absoluteString == "https://one.example/api/status?verbose=1")
+            #expect(
+                try endpoint.makeRequest(using: second).url.absoluteString == "https://two.example/status?verbose=1")
+        }
+        let absolute = GET<Void>("https://status.example.com/health")
+        #expect(try absolute.makeRequest(using: first).url.absoluteString == "https://status.example.com/health")
+        #expect(try absolute.makeRequest(using: second).url.absoluteString == "https://status.example.com/health")
+    }
+
+    @Test func aFixedEndpointWithQueryParametersBuildsEachCallsURL() throws {
+        let endpoint = GET<Int>(wrappedValue: .init { ["page": $0] }, "/get")
+        let none = GET<Int?>(wrappedValue: .init { ["page": $0] }, "/get")
+        for page in 1...3 {
+            let request = try endpoint.makeRequest(with: page, using: testConfiguration)
+            #expect(request.url.absoluteString == "https://api.example.com/v2/get?page=\(page)")
+        }
+        #expect(
+            try none.makeRequest(with: nil, using: testConfiguration).url.absoluteString
+                == "https://api.example.com/v2/get")
+        #expect(
+            try none.makeRequest(with: 4, using: testConfiguration).url.absoluteString
+                == "https://api.example.com/v2/get?page=4")
+        #expect(
+            try none.makeRequest(with: nil, using: testConfiguration).url.absoluteString
+                == "https://api.example.com/v2/get")
+    }
+
     @Test func absoluteURLWorksWithoutABaseURL() throws {
         let endpoint = GET<Void>("https://status.example.com/health")
         let request = try endpoint.makeRequest(using: APIConfiguration())
