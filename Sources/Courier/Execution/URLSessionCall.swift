@@ -44,6 +44,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var redirects = 0
         /// The `401` whose challenge was declined (Linux): the task is then cancelled, and this is its response.
         var declinedChallenge: HTTPURLResponse?
+        /// The response whose head the session reported (reading `task.response` at the end costs a queue hop).
+        var response: HTTPURLResponse?
     }
 
     private let request: APIRequest
@@ -188,21 +190,29 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
 
     /// The task ended: resumes the caller with the response, unless Courier stopped the call before; ends a
     /// stream that was handed over.
-    private func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
+    ///
+    /// `response` is the completion handler's; without one (the session reports events), the response is the one
+    /// whose head was reported, else the task's.
+    private func complete(data: Data?, response: URLResponse?, task: URLSessionTask? = nil, error: (any Error)?) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<Outcome, any Error>?, Data, HTTPURLResponse?, Sink) in
+            state -> (CheckedContinuation<Outcome, any Error>?, Data, HTTPURLResponse?, Sink, HTTPURLResponse?) in
             let sink = state.sink
             state.sink = .memory
-            guard !state.finished, let continuation = state.continuation else { return (nil, Data(), nil, sink) }
+            let reported = state.response
+            state.response = nil
+            guard !state.finished, let continuation = state.continuation else {
+                return (nil, Data(), nil, sink, reported)
+            }
             state.finished = true
             defer {
                 state.task = nil
                 state.continuation = nil
                 state.body = Data()
             }
-            return (continuation, data ?? state.body, state.declinedChallenge, sink)
+            return (continuation, data ?? state.body, state.declinedChallenge, sink, reported)
         }
-        let (continuation, body, declined, sink) = ended
+        let (continuation, body, declined, sink, reported) = ended
+        let response = response ?? reported ?? task?.response
         // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
         if let cookies, let last = declined ?? (response as? HTTPURLResponse),
             declined != nil || (300..<400).contains(last.statusCode)
@@ -269,6 +279,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
         cookies?.store(from: http)
+        let progress = request.progress != nil
+        let length = progress ? Self.declaredLength(of: http) : nil
+        state.withLock { state in
+            state.response = http
+            if progress { state.expected = length }
+        }
         if (200..<300).contains(http.statusCode) {
             switch request.responseDelivery.kind {
             case .memory: break
@@ -290,10 +306,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             stop(.tooLarge)
             completionHandler(.cancel)
             return
-        }
-        if request.progress != nil {
-            let length = Self.declaredLength(of: http)
-            state.withLock { $0.expected = length }
         }
         completionHandler(.allow)
     }
@@ -546,7 +558,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
-        complete(data: nil, response: task.response, error: error)
+        complete(data: nil, response: nil, task: task, error: error)
     }
 }
 
