@@ -12,7 +12,8 @@ import Foundation
 //   valgrind --tool=callgrind Benchmarks/.build/release/CourierProfile build.query-get.courier 20000
 //
 // Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline},
-// pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost).
+// pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost),
+// download.URL (GETs of URL with URLSessionExecutor.shared, the body in memory).
 //
 //   Benchmarks/.build/release/CourierProfile compare build.path-header-query [rounds]
 //
@@ -111,6 +112,20 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
             let data: Data = try await repos.request(with: "octocat", using: configuration)
             sum &+= data.count
         }
+        return (count, sum)
+    }
+} else if name.hasPrefix("download.") {
+    // `download.URL`: a GET of URL with URLSessionExecutor.shared, the body kept in memory (for a large body: what
+    // gathering the chunks costs).
+    guard let url = URL(string: String(name.dropFirst("download.".count))) else {
+        print("usage: CourierProfile download.URL [iterations]")
+        exit(2)
+    }
+    let request = APIRequest(method: .get, url: url, endpoint: GET<Void>("/").endpoint)
+    let count = iterations
+    runCalls("download") {
+        var sum = 0
+        for _ in 0..<count { sum &+= try await URLSessionExecutor.shared.execute(request).data.count }
         return (count, sum)
     }
 } else {
