@@ -16,6 +16,10 @@ struct CookieIntegrationTests {
         ["Set-Cookie": "\($0.name)=\($0.value); Path=/"]
     }
     static let sent = GET<Void>("/cookies")
+    /// Two `Set-Cookie` fields in one response, the first with an `Expires` date (which holds a comma).
+    static let setTwo = GET<Void>(
+        "/response-headers?Set-Cookie=first%3D1%3B%20Path%3D%2F%3B%20Expires%3DWed%2C%2021%20Oct%202037%2007%3A28%3A00%20GMT"
+            + "&Set-Cookie=second%3D2%3B%20Path%3D%2F")
 
     struct Cookies: Decodable {
         let cookies: [String: String]
@@ -60,6 +64,20 @@ struct CookieIntegrationTests {
         #expect(response.headers[.setCookie] == "direct=d1; Path=/")
         #expect(later.cookies["direct"] == "d1")
         #expect(Self.names(in: storage) == ["direct"])
+    }
+
+    @Test("Two Set-Cookie fields in one response, one with an Expires date, are both stored and sent")
+    func twoCookiesInOneResponse() async throws {
+        let (executor, storage) = Self.executor()
+        let configuration = try HTTPBin.configuration(executor: executor)
+
+        let _: APIResponse = try await Self.setTwo.request(using: configuration)
+        let later: Cookies = try await Self.sent.request(using: configuration)
+
+        #expect(later.cookies == ["first": "1", "second": "2"])
+        #expect(Self.names(in: storage) == ["first", "second"])
+        let first = storage.cookies?.first { $0.name == "first" }
+        #expect(first?.expiresDate.map { Int($0.timeIntervalSince1970) } == 2_139_722_880)
     }
 
     @Test("A configuration that accepts no cookies stores none, and the caller's configuration is left as it was")
