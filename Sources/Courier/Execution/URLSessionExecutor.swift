@@ -154,12 +154,13 @@ extension HTTPHeaders {
 /// still sent), and ``URLSessionCall`` hands this jar each response, whose `Set-Cookie` fields it parses once and
 /// stores as FoundationNetworking does (`HTTPCookie.cookies(withResponseHeaderFields:for:)`, then the storage's
 /// `setCookies(_:for:mainDocumentURL:)`, which applies the storage's own accept policy).
-// @unchecked: `HTTPCookieStorage` is thread-safe (it locks inside) but not declared Sendable everywhere.
-final class CookieJar: @unchecked Sendable {
-    private let storage: HTTPCookieStorage
+final class CookieJar: Sendable {
+    /// The storage, behind the project's lock box: not every platform's SDK declares `HTTPCookieStorage`
+    /// `Sendable`, and the lock costs nothing beside parsing a `Set-Cookie` field.
+    private let storage: LockedBox<HTTPCookieStorage>
 
     private init(_ storage: HTTPCookieStorage) {
-        self.storage = storage
+        self.storage = LockedBox(storage)
     }
 
     /// The configuration for a new session, and the jar that stores its cookies: a copy of `configuration` that
@@ -183,7 +184,7 @@ final class CookieJar: @unchecked Sendable {
         guard let setCookie, let url = response.url else { return }
         let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": setCookie], for: url)
         guard !cookies.isEmpty else { return }
-        storage.setCookies(cookies, for: url, mainDocumentURL: nil)
+        storage.withLock { $0.setCookies(cookies, for: url, mainDocumentURL: nil) }
     }
 }
 
