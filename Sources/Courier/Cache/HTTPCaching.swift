@@ -155,8 +155,11 @@ enum HTTPCaching {
     // MARK: Keys
 
     /// The key of `request` under `policy`, and whether the request carries credentials; `nil` when the
-    /// request cannot be cached (a body that is not in memory).
-    static func key(for request: APIRequest, policy: CachePolicy) -> (key: CacheKey, hasCredentials: Bool)? {
+    /// request cannot be cached (a body that is not in memory). `cookies` is the `Cookie` field the executor
+    /// will add from its own cookie storage, if any: a credential like any other.
+    static func key(
+        for request: APIRequest, policy: CachePolicy, cookies: String? = nil
+    ) -> (key: CacheKey, hasCredentials: Bool)? {
         var hasher = SHA256()
         hasher.update(field: "courier-cache-v1")
         let urlText = request.url.absoluteString
@@ -178,25 +181,30 @@ enum HTTPCaching {
         case nil: return nil
         }
         for part in policy.key.extraParts { hasher.update(field: part) }
-        // Credentials: every sensitive header (and URL user info) by name and value. Two requests with other
-        // credentials never share a key; the values never appear in clear.
+        // Credentials: every sensitive header, query item, session cookie and URL user info, by name and value.
+        // Two requests with other credentials never share a key (whatever the policy leaves out of the URL part);
+        // the values never appear in clear.
         hasher.update(field: "credentials")
-        var hasCredentials = false
         var credentials: [(String, String)] = []
         for field in request.headers where SensitiveData.isSensitive(field.name, in: request) {
             credentials.append((field.name.rawValue.lowercased(), field.value))
         }
+        if let cookies, !cookies.isEmpty { credentials.append(("cookie (session)", cookies)) }
+        // A credential in the query: a secret name, or a name the request marks (an API key an auth plugin
+        // appended as `key`, a name in the configuration's `sensitiveHeaders`).
+        if urlText.utf8.contains(UInt8(ascii: "?")) {
+            for item in request.queryItems
+            where SensitiveData.isSensitiveKey(item.name)
+                || request.sensitiveHeaders.contains(HTTPHeaderName(rawValue: item.name))
+            {
+                credentials.append(("query " + item.name, item.value ?? ""))
+            }
+        }
+        var hasCredentials = false
         for (name, value) in credentials.sorted(by: { $0 < $1 }) {
             hasCredentials = true
             hasher.update(field: name)
             hasher.update(field: value)
-        }
-        // A credential in the query (an API key an auth plugin appended) is already in the URL part of the
-        // key; it still marks the request as one with credentials.
-        if urlText.utf8.contains(UInt8(ascii: "?")),
-            request.queryItems.contains(where: { SensitiveData.isSensitiveKey($0.name) })
-        {
-            hasCredentials = true
         }
         if urlText.utf8.contains(UInt8(ascii: "@")),
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),

@@ -158,7 +158,8 @@ public final class ResponseCache: Sendable {
             }
         let uses = policy.methods.contains(request.method) && (mode != .networkOnly || !policy.write.isEmpty)
         guard uses || policy.deduplicatesInFlightRequests,
-            let (key, hasCredentials) = HTTPCaching.key(for: request, policy: policy)
+            let (key, hasCredentials) = HTTPCaching.key(
+                for: request, policy: policy, cookies: (executor as? URLSessionExecutor)?.cookieField(for: request.url))
         else {
             if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
             return try await executor.execute(request)
@@ -183,7 +184,7 @@ public final class ResponseCache: Sendable {
             }
             let now = now()
             let refreshed = HTTPCaching.refreshed(stale, with: answer, expiry: policy.expiry, now: now)
-            await write(refreshed, hasCredentials: hasCredentials, policy: policy)
+            await write(refreshed, hasCredentials: hasCredentials, request: request, policy: policy)
             var served = response(from: refreshed, for: request, now: now, isStale: false)
             served.cacheHit?.revalidated = true
             return served
@@ -246,13 +247,18 @@ public final class ResponseCache: Sendable {
             url: response.url,
             storedAt: now, expiresAt: HTTPCaching.expiry(policy.expiry, headers: response.headers, now: now),
             varyNames: varyNames, varyDigest: HTTPCaching.varyDigest(varyNames, request: request))
-        await write(entry, hasCredentials: hasCredentials, policy: policy)
+        await write(entry, hasCredentials: hasCredentials, request: request, policy: policy)
     }
 
-    private func write(_ entry: CacheEntry, hasCredentials: Bool, policy: CachePolicy) async {
+    private func write(_ entry: CacheEntry, hasCredentials: Bool, request: APIRequest, policy: CachePolicy) async {
         if policy.write.contains(.memory) { try? await memory?.store(entry) }
         if policy.write.contains(.disk), !hasCredentials || policy.allowsCredentialedDiskWrites {
-            try? await disk?.store(entry)
+            // The disk copy's URL has every secret masked, those the request marks (an API key's `key`) too.
+            var stored = entry
+            if hasCredentials, let url = entry.url {
+                stored.url = URL(string: SensitiveData.redacted(url, for: request))
+            }
+            try? await disk?.store(stored)
         }
     }
 }

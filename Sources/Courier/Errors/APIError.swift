@@ -220,15 +220,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         return try? (decoder ?? responseDecoder ?? JSONResponseDecoder()).decode(type, from: data)
     }
 
-    /// The first 200 characters of the response body, for a decoding failure's diagnosis, with every secret
-    /// value of the request that the server echoed masked.
+    /// The first 200 characters of the response body, for a decoding failure's diagnosis, as the server sent
+    /// them but with every secret masked: the values of secret keys in JSON (`access_token`, `accessToken`, …,
+    /// at any depth, even in JSON cut short), of secret `name=value` pairs in forms and text, and every secret
+    /// value of the request that the server echoed.
     public var bodyExcerpt: String? {
         guard let data = response?.body.data, !data.isEmpty else { return nil }
-        // Decode a little more than needed, then cut on a character boundary.
-        let text = String(decoding: data.prefix(800), as: UTF8.self)
-        let redactor = self.redactor
-        guard text.count > 200 || data.count > 800 else { return redactor.scrub(text) }
-        return redactor.scrub(String(text.prefix(200))) + "…"
+        return redactor.excerpt(of: data, contentType: response?.headers[.contentType], limit: 200)
     }
 
     /// Whether the calling task was cancelled.

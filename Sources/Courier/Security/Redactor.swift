@@ -338,7 +338,7 @@ struct Redactor {
     }
 
     /// `a=1&password=x` → `a=1&password=***`, for query strings, fragments and form bodies.
-    private func redactingPairs(_ text: String, plusAsSpace: Bool = false) -> String {
+    func redactingPairs(_ text: String, plusAsSpace: Bool = false) -> String {
         text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let equals = pair.firstIndex(of: "="),
                 isSecretKey(Self.decoded(String(pair[..<equals]), plusAsSpace: plusAsSpace))
@@ -389,8 +389,8 @@ struct Redactor {
     }
 
     /// The body as text with secrets masked: a form with secret fields masked, JSON with secret keys masked at
-    /// any depth (re-rendered with sorted keys), other UTF-8 text with the request's secrets masked; `nil`
-    /// for binary data.
+    /// any depth (re-rendered with sorted keys; in place when it does not parse), other UTF-8 text with secret
+    /// `name=value` pairs and the request's secrets masked; `nil` for binary data.
     func text(of data: Data, contentType: String?) -> String? {
         if Self.isForm(contentType), let text = String(data: data, encoding: .utf8), !Self.isBinary(text) {
             return scrub(redactingPairs(text, plusAsSpace: true))
@@ -405,7 +405,8 @@ struct Redactor {
             return scrub(String(decoding: rendered, as: UTF8.self))
         }
         guard let text = String(data: data, encoding: .utf8), !Self.isBinary(text) else { return nil }
-        return scrub(text)
+        // JSON that does not parse (cut short, say) by its keys; other text by its `name=value` pairs.
+        return scrub(maskingSecretValues(in: text, data: data, contentType: contentType))
     }
 
     private func redactJSON(_ value: Any, depth: Int) -> Any {
@@ -430,12 +431,12 @@ struct Redactor {
         }
     }
 
-    private static func isForm(_ contentType: String?) -> Bool {
+    static func isForm(_ contentType: String?) -> Bool {
         contentType?.lowercased().contains("x-www-form-urlencoded") ?? false
     }
 
     /// Whether the first byte that is not white space opens a JSON object or array.
-    private static func looksLikeJSON(_ data: Data) -> Bool {
+    static func looksLikeJSON(_ data: Data) -> Bool {
         let first = data.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }

@@ -22,7 +22,7 @@ import Foundation
 /// - or is one of ``secretNames`` (`auth`, `jwt`, `otp`, `pwd`, `sig`);
 ///
 /// unless it ends with one of ``publicSuffixes`` (`pagetoken`, `nexttoken`, `continuationtoken`: pagination
-/// cursors such as `nextPageToken`). Whole words only: `author`, `authority`, `tokenizer`, `token_type`,
+/// cursors such as `nextPageToken`; `allowcredentials`: the CORS flag `Access-Control-Allow-Credentials`). Whole words only: `author`, `authority`, `tokenizer`, `token_type`,
 /// `max_tokens`, `secretary`, `publicKey` and `key` are not secret. Add names of your own with
 /// ``APIConfiguration/sensitiveHeaders`` (headers) or ``LoggingPlugin/Options/redactedKeys``.
 ///
@@ -58,8 +58,8 @@ public enum SensitiveData {
     /// Normalized beginnings that make a name secret: `password`, `passwd`.
     public static let secretPrefixes: [String] = ["password", "passwd"]
 
-    /// Normalized endings of names that look secret but are not: pagination cursors.
-    public static let publicSuffixes: [String] = ["pagetoken", "nexttoken", "continuationtoken"]
+    /// Normalized endings of names that look secret but are not: pagination cursors, the CORS credentials flag.
+    public static let publicSuffixes: [String] = ["pagetoken", "nexttoken", "continuationtoken", "allowcredentials"]
 
     /// Whether the value of the header `name` is secret in `request`: a name in ``headers``, a name the
     /// secret-name rules match, or a name the request marks in ``APIRequest/sensitiveHeaders``.

@@ -51,14 +51,15 @@ struct TransportIntegrationTests {
         let start = clock.now
 
         let error = try await #require(throws: APIError.self) {
-            try await source.call(delay: 4)
+            try await source.call(delay: 10)
         }
 
         let elapsed = clock.now - start
         #expect(error.reason == .transport(.timedOut))
         #expect(error.underlyingError is URLError)
         #expect(elapsed >= source.timeout - .milliseconds(50))
-        #expect(elapsed < source.timeout + .milliseconds(1500), "timed out after \(elapsed)")
+        // Well before httpbin's 10 s answer (a generous bound for a loaded machine; an unenforced timeout succeeds).
+        #expect(elapsed < source.timeout + .seconds(6), "timed out after \(elapsed)")
         #expect(error.description.hasPrefix("GET /delay/{seconds}: the request timed out"))
     }
 
@@ -75,7 +76,7 @@ struct TransportIntegrationTests {
         #expect(raw.request.timeout == .seconds(8))
     }
 
-    @Test("Cancelling the calling task stops a /delay/10 call within 1 s with .transport(.cancelled)")
+    @Test("Cancelling the calling task stops a /delay/10 call long before its end with .transport(.cancelled)")
     func cancellation() async throws {
         let configuration = try HTTPBin.configuration(timeout: .seconds(30))
         let clock = ContinuousClock()
@@ -115,7 +116,7 @@ struct TransportIntegrationTests {
 
         let error = try #require(throws: APIError.self) { try result.get() }
         #expect(error.reason == .transport(.cancelled))
-        #expect(elapsed < .seconds(3), "took \(elapsed) for a 10 s delay")
+        #expect(elapsed < .seconds(8), "took \(elapsed) for a 10 s delay")
     }
 
     @Test("Several cancelled calls in parallel all end promptly")

@@ -63,6 +63,14 @@ import Testing
         #expect(!output.contains("t3nant-id"))
     }
 
+    @Test func theCORSCredentialsFlagIsNotASecret() async {
+        let executor = StubExecutor(
+            statusCode: 200, headers: ["Access-Control-Allow-Credentials": "true", "X-Session-Token": "s3ss-tok"])
+        let output = await log(executor: executor) { try await GET<Void>("/me").request(using: $0) }
+        #expect(output.contains("Access-Control-Allow-Credentials: true"))
+        #expect(!output.contains("s3ss-tok"))
+    }
+
     // MARK: - Nested keys
 
     @Test func nestedSecretKeysAreRedacted() async {

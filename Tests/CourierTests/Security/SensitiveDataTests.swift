@@ -24,7 +24,8 @@ import Testing
         "author", "authority", "authored_at", "authenticated", "authorization_endpoint", "tokenizer", "token_type",
         "max_tokens", "input_tokens", "secretary", "nextPageToken", "page_token", "NextToken", "continuationToken",
         "publicKey", "key", "keyword", "monkey", "id", "name", "session", "code", "passenger", "Content-Type",
-        "Accept", "X-Request-ID", "WWW-Authenticate", "Location", "profile[name]", "filter[status]", "user.email",
+        "Accept", "X-Request-ID", "WWW-Authenticate", "Location", "Access-Control-Allow-Credentials", "profile[name]",
+        "filter[status]", "user.email",
     ])
     func publicNames(name: String) {
         #expect(!SensitiveData.isSensitiveKey(name))
