@@ -100,7 +100,7 @@ func readmeErrors() async {
     }
 }
 
-// MARK: - Configuration and plugins
+// MARK: - Configuration, plugins and limits
 
 func readmeConfiguration() async throws {
     var configuration = APIConfiguration(baseURL: URL(string: "https://shop.example.com/api/v2"))
@@ -110,26 +110,19 @@ func readmeConfiguration() async throws {
         .bearer { await Session.shared.accessToken },
         .logging(LoggingPlugin.Options(includeCURL: true)),
     ]
+    configuration.timeout = .seconds(10)  // connect, send, wait and receive, all together
+    configuration.maxResponseBytes = 5 * 1024 * 1024  // default 100 MiB; over it: .transport(.responseTooLarge)
+    configuration.redirectPolicy = .custom { hop in  // .follow (default), .doNotFollow, or decide per hop
+        hop.to.host == "cdn.example.com" ? .follow : .refuse
+    }
+    configuration.sensitiveHeaders = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
     APIConfiguration.default = configuration
 
-    let staging = configuration.with(executor: URLSessionExecutor(timeout: .seconds(10)))
+    let staging = configuration.with { $0.executor = URLSessionExecutor(timeout: .seconds(10)) }
     try await APIConfiguration.withCurrent(staging) {
         let product: Product = try await Shop.$product.request(with: 42)
         print(product.name)
     }
-}
-
-// MARK: - Limits
-
-func readmeLimits() -> APIConfiguration {
-    var limits = APIConfiguration(baseURL: URL(string: "https://shop.example.com/api/v2"))
-    limits.timeout = .seconds(10)  // connect, send, wait and receive, all together
-    limits.maxResponseBytes = 5 * 1024 * 1024  // default 100 MiB; over it: .transport(.responseTooLarge)
-    limits.redirectPolicy = .custom { hop in  // .follow (default), .doNotFollow, or decide per hop
-        hop.to.host == "cdn.example.com" ? .follow : .refuse
-    }
-    limits.sensitiveHeaders = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
-    return limits
 }
 
 // MARK: - Testing
