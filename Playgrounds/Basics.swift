@@ -59,8 +59,8 @@ enum BasicsPage {
         let posted: JSONEcho<Note> = try await Bin.$createNote.request(with: note)
         Console.result("echoed back as a Note: \(posted.json.map { "\($0.title), pinned \($0.pinned)" } ?? "nothing")")
 
-        Console.step("The result type picks the decoding; `as:` names it when nothing else does")
-        let uuid = try await Bin.$uuid.request(as: UUIDAnswer.self).uuid
+        Console.step("The result type picks the decoding")
+        let uuid = (try await Bin.$uuid.request() as UUIDAnswer).uuid
         let text: String = try await Bin.$uuid.request()
         Console.result("as UUIDAnswer: \(uuid)")
         Console.result("as String: \(Console.shorten(text, to: 60))")

@@ -66,12 +66,13 @@ enum ExecutorsPage {
         let stubB = LoggingExecutor(wrapping: StubExecutor.json(#"{"origin":"203.0.113.2"}"#), label: "stub B")
 
         Console.step("Per call: `request(using: configuration)` wins over everything else, for this call only")
-        let perCall: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: stubA))
+        let perCall: IPAnswer = try await Origin.$ip.request(
+            using: APIConfiguration.default.with { $0.executor = stubA })
         Console.result("origin \(perCall.origin)")
 
         Console.step(
             "Per task: `APIConfiguration.withCurrent(configuration) { … }` covers every call inside, child tasks too")
-        try await APIConfiguration.withCurrent(APIConfiguration.default.with(executor: stubB)) {
+        try await APIConfiguration.withCurrent(APIConfiguration.default.with { $0.executor = stubB }) {
             let inside: IPAnswer = try await Origin.$ip.request()
             async let child: IPAnswer = Origin.$ip.request()
             let fromChild = try await child
@@ -79,7 +80,8 @@ enum ExecutorsPage {
             Console.note("other tasks keep their own configuration, so parallel tests never see each other's stubs")
 
             Console.step("Inside the task scope, a call's own `using:` still wins")
-            let mine: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: stubA))
+            let mine: IPAnswer = try await Origin.$ip.request(
+                using: APIConfiguration.default.with { $0.executor = stubA })
             Console.result("origin \(mine.origin)")
         }
 
@@ -94,14 +96,15 @@ enum ExecutorsPage {
 
         Console.step("Any executor plugs in, e.g. URLSessionExecutor on its own, without the logging wrapper")
         let plain = stage.isOffline ? stage.transport : URLSessionExecutor(timeout: .seconds(5))
-        let quiet: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: plain))
+        let quiet: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with { $0.executor = plain })
         Console.result("origin \(quiet.origin), via \(type(of: plain)) (no → / ← lines: nothing logged it)")
         Console.note("an Alamofire adapter is one `execute(_:)` method like LoggingExecutor's")
 
         #if canImport(CourierAsyncHTTPClient)
             Console.step("On a server: AsyncHTTPClientExecutor, from the CourierAsyncHTTPClient package in this build")
             let server: any APIExecutor = stage.isOffline ? stage.transport : AsyncHTTPClientExecutor()
-            let viaNIO: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with(executor: server))
+            let viaNIO: IPAnswer = try await Origin.$ip.request(
+                using: APIConfiguration.default.with { $0.executor = server })
             Console.result("origin \(viaNIO.origin), via \(type(of: server))")
         #else
             Console.note(

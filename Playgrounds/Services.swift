@@ -157,7 +157,7 @@ enum ServicesPage {
         let canned = #"{"json": {"name": "Preview", "email": "preview@example.com"}}"#  // shaped like httpbin's echo
         let stub = StubExecutor().stub(BinRoutes.$createUser, with: .json(canned))
         let preview = LoggingExecutor(wrapping: stub, label: "stub")
-        let previewClient = BinClient(configuration: APIConfiguration.default.with(executor: preview))
+        let previewClient = BinClient(configuration: APIConfiguration.default.with { $0.executor = preview })
         let fake = try await previewClient.users.create(name: "Ann", email: "ann@example.com")
         Console.result("NewUser(name: \(fake.name), email: \(fake.email))")
     }

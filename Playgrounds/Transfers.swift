@@ -159,7 +159,7 @@ enum TransfersPage {
         let stub = StubExecutor().stub(
             Transfers.$lines, with: .chunked(["{\"a\":", "1}\n{\"a\":2}\n"], every: .milliseconds(50)))
         for try await line in try await Transfers.$lines.stream(
-            with: 2, using: APIConfiguration.default.with(executor: stub)
+            with: 2, using: APIConfiguration.default.with { $0.executor = stub }
         ).lines {
             Console.result(line)
         }

@@ -138,7 +138,7 @@ public struct StubExecutor: APIExecutor {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
-        var configuration = (configuration ?? .current).with(executor: self)
+        var configuration = (configuration ?? .current).with { $0.executor = self }
         if configuration.baseURL == nil {
             configuration.baseURL = URL(string: "https://stub.invalid")
         }

@@ -148,9 +148,9 @@ enum EndToEnd {
 
     static func courierSides(_ server: URL, _ repos: GET<String>) throws -> [Side] {
         let plain = APIConfiguration(baseURL: server)  // executor: URLSessionExecutor.shared
-        let plugins = plain.with(plugins: [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()])
-        let dataFor = plain.with(executor: DataForExecutor(session: URLSession(configuration: .default)))
-        let givenSession = plain.with(executor: URLSessionExecutor(session: URLSession(configuration: .default)))
+        let plugins = plain.with { $0.plugins = [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()] }
+        let dataFor = plain.with { $0.executor = DataForExecutor(session: URLSession(configuration: .default)) }
+        let givenSession = plain.with { $0.executor = URLSessionExecutor(session: URLSession(configuration: .default)) }
         let request = try repos.makeRequest(with: "octocat", using: plain)
         return [
             Side(name: "courier") { try await repos.request(with: "octocat", using: plain) },

@@ -144,7 +144,8 @@ public struct APIConfiguration: Sendable {
         storage = Storage(fields)
     }
 
-    /// Creates a configuration; every argument has a default.
+    /// Creates a configuration with any of its fields; every argument has a default (the properties above say
+    /// what each one is).
     public init(
         baseURL: URL? = nil,
         hosts: [APIHost: URL] = [:],
@@ -157,17 +158,20 @@ public struct APIConfiguration: Sendable {
         decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
         parameterOptions: ParameterEncodingOptions = .default,
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
+        responseDecoder: (any ResponseDecoder)? = nil,
         executor: any APIExecutor = URLSessionExecutor.shared,
-        plugins: [any APIPlugin] = []
+        plugins: [any APIPlugin] = [],
+        cache: ResponseCache? = nil
     ) {
         storage = Storage(
             Fields(
                 baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
                 headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
                 maxResponseBytes: maxResponseBytes, sensitiveHeaders: sensitiveHeaders,
-                encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder), responseDecoder: nil,
+                encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
+                responseDecoder: responseDecoder,
                 parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
-                plugins: plugins, cache: nil))
+                plugins: plugins, cache: cache))
     }
 
     /// 100 MiB: the default most response bytes a call holds in memory.
@@ -192,20 +196,6 @@ public struct APIConfiguration: Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = ISO8601Parser.jsonDecodingStrategy
         return decoder
-    }
-
-    /// Returns a copy that sends requests with `executor`.
-    public func with(executor: any APIExecutor) -> APIConfiguration {
-        var copy = self
-        copy.executor = executor
-        return copy
-    }
-
-    /// Returns a copy whose plugins are `plugins`.
-    public func with(plugins: [any APIPlugin]) -> APIConfiguration {
-        var copy = self
-        copy.plugins = plugins
-        return copy
     }
 
     /// Returns a copy changed by `change`, e.g. `configuration.with { $0.timeout = .seconds(5) }`.

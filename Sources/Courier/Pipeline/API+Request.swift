@@ -38,18 +38,6 @@ extension API {
             .send(using: configuration, decoder: decoder)
     }
 
-    /// Calls the endpoint with `parameter` and decodes the response as `type`.
-    /// - Throws: ``APIError``.
-    public func request<Output: Decodable>(
-        with parameter: Parameter,
-        as type: Output.Type,
-        progress: TransferProgress? = nil,
-        using configuration: APIConfiguration? = nil,
-        decoder: (any ResponseDecoder)? = nil
-    ) async throws(APIError) -> Output {
-        try await request(with: parameter, progress: progress, using: configuration, decoder: decoder)
-    }
-
     /// Calls the endpoint with `parameter` and returns the decoded value with the response's status and
     /// headers, for lists and resources whose headers matter:
     ///
@@ -94,17 +82,6 @@ extension API where Parameter == Void {
     /// Calls the endpoint and decodes the response as `Output`, the type the call site asks for.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
-        progress: TransferProgress? = nil,
-        using configuration: APIConfiguration? = nil,
-        decoder: (any ResponseDecoder)? = nil
-    ) async throws(APIError) -> Output {
-        try await request(with: (), progress: progress, using: configuration, decoder: decoder)
-    }
-
-    /// Calls the endpoint and decodes the response as `type`.
-    /// - Throws: ``APIError``.
-    public func request<Output: Decodable>(
-        as type: Output.Type,
         progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil

@@ -45,21 +45,6 @@ extension APIRequest {
             value: try ResponseDecoding.decode(Value.self, from: response, decoder: decoder), response: response)
     }
 
-    /// Sends this request and decodes the response as `type`, as the form that infers the type does.
-    ///
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
-    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's.
-    /// - Throws: ``APIError``.
-    public func send<Output: Decodable>(
-        as type: Output.Type,
-        using configuration: APIConfiguration? = nil,
-        decoder: (any ResponseDecoder)? = nil
-    ) async throws(APIError) -> Output {
-        try await send(using: configuration, decoder: decoder)
-    }
-
     /// Sends this request through the configuration's plugins, executor and status validation, and returns
     /// the raw response; discard it when only success matters.
     /// - Parameter configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.

@@ -11,8 +11,8 @@ import Testing
     }
 
     @Test func theCallsOwnConfigurationWinsOverTheTaskScope() async throws {
-        let scoped = testConfiguration.with(executor: stub("task"))
-        let explicit = testConfiguration.with(executor: stub("call"))
+        let scoped = testConfiguration.with { $0.executor = stub("task") }
+        let explicit = testConfiguration.with { $0.executor = stub("call") }
         let text: String = try await APIConfiguration.withCurrent(scoped) {
             try await Self.zen.request(using: explicit)
         }
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func theTaskScopeReachesChildTasksAndEnds() async throws {
-        var scoped = testConfiguration.with(executor: stub("task"))
+        var scoped = testConfiguration.with { $0.executor = stub("task") }
         scoped.baseURL = URL(string: "https://scoped.example")
         let texts: [String] = try await APIConfiguration.withCurrent(scoped) {
             try await withThrowingTaskGroup(of: String.self) { group in
@@ -37,12 +37,12 @@ import Testing
         let first = stub("first")
         let second = stub("second")
         // WHEN both scopes make calls concurrently
-        async let a: [String] = APIConfiguration.withCurrent(testConfiguration.with(executor: first)) {
+        async let a: [String] = APIConfiguration.withCurrent(testConfiguration.with { $0.executor = first }) {
             var seen: [String] = []
             for _ in 0..<20 { seen.append(try await Self.zen.request()) }
             return seen
         }
-        async let b: [String] = APIConfiguration.withCurrent(testConfiguration.with(executor: second)) {
+        async let b: [String] = APIConfiguration.withCurrent(testConfiguration.with { $0.executor = second }) {
             var seen: [String] = []
             for _ in 0..<20 { seen.append(try await Self.zen.request()) }
             return seen
@@ -73,7 +73,7 @@ import Testing
 
     @Test func copiesWithChanges() {
         let base = testConfiguration
-        let changed = base.with(plugins: [.bearer("t")]).with { $0.timeout = .seconds(3) }
+        let changed = base.with { $0.plugins = [.bearer("t")] }.with { $0.timeout = .seconds(3) }
         #expect(changed.plugins.count == 1)
         #expect(changed.timeout == .seconds(3))
         #expect(base.plugins.isEmpty && base.timeout == .seconds(60))
@@ -91,7 +91,7 @@ import Testing
         let counting = stub("never")
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await Self.zen.request(using: testConfiguration.with(executor: counting))
+            return try await Self.zen.request(using: testConfiguration.with { $0.executor = counting })
         }
         let error = try await #require(throws: APIError.self) { try await task.value }
         #expect(error.reason == .transport(.cancelled))
@@ -102,13 +102,13 @@ import Testing
         struct Boom: Error {}
         let failing = StubExecutor { _ in throw Boom() }
         let error = try await #require(throws: APIError.self) {
-            try await Self.zen.request(using: testConfiguration.with(executor: failing))
+            try await Self.zen.request(using: testConfiguration.with { $0.executor = failing })
         }
         #expect(error.reason == .other)
         #expect(error.underlyingError is Boom)
         let offline = StubExecutor { _ in throw URLError(.notConnectedToInternet) }
         let offlineError = try await #require(throws: APIError.self) {
-            try await Self.zen.request(using: testConfiguration.with(executor: offline))
+            try await Self.zen.request(using: testConfiguration.with { $0.executor = offline })
         }
         #expect(offlineError.reason == .transport(.offline))
         #expect(offlineError.request?.url.path == "/v2/zen")
@@ -120,7 +120,7 @@ import Testing
     @Test func theProcessDefaultIsUsedWhenNothingElseIsSet() async throws {
         let saved = APIConfiguration.default
         defer { APIConfiguration.default = saved }
-        APIConfiguration.default = testConfiguration.with(executor: StubExecutor(body: Data("global".utf8)))
+        APIConfiguration.default = testConfiguration.with { $0.executor = StubExecutor(body: Data("global".utf8)) }
         let text: String = try await Task.detached { try await GET<Void>("/zen").request() }.value
         #expect(text == "global")
     }

@@ -35,7 +35,7 @@ struct ExecutorSwapIntegrationTests {
         let fromServer: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "real", b: 1), using: real)
         let fromStub: HTTPBinEcho = try await HTTPBinAPI.$get.request(
             with: (a: "stub", b: 2),
-            using: real.with(executor: stub)
+            using: real.with { $0.executor = stub }
         )
 
         // THEN only the stubbed call reached the stub
@@ -59,7 +59,7 @@ struct ExecutorSwapIntegrationTests {
         let serverArguments = try await withThrowingTaskGroup(of: [String].self) { group in
             for (index, stub) in stubs.enumerated() {
                 group.addTask {
-                    try await APIConfiguration.withCurrent(base.with(executor: stub)) {
+                    try await APIConfiguration.withCurrent(base.with { $0.executor = stub }) {
                         for call in 0..<callsPerTask {
                             let _: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "task\(index)", b: call))
                             await Task.yield()
@@ -96,10 +96,10 @@ struct ExecutorSwapIntegrationTests {
         let taskStub = echoingStub("task")
         let callStub = echoingStub("call")
 
-        try await APIConfiguration.withCurrent(real.with(executor: taskStub)) {
+        try await APIConfiguration.withCurrent(real.with { $0.executor = taskStub }) {
             let echo: HTTPBinEcho = try await HTTPBinAPI.$get.request(
                 with: (a: "x", b: 1),
-                using: real.with(executor: callStub)
+                using: real.with { $0.executor = callStub }
             )
             #expect(echo.header("X-Stub") == "call")
             let direct: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "x", b: 1), using: real)
@@ -125,11 +125,11 @@ struct DefaultConfigurationIntegrationTests {
         let globalStub = echoingStub("global")
         let taskStub = echoingStub("task")
         let real = try HTTPBin.configuration()
-        APIConfiguration.default = real.with(executor: globalStub)
+        APIConfiguration.default = real.with { $0.executor = globalStub }
 
         // WHEN calls are made without using:, inside a task scope, and with using:
         let global: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "global", b: 1))
-        let scoped: HTTPBinEcho = try await APIConfiguration.withCurrent(real.with(executor: taskStub)) {
+        let scoped: HTTPBinEcho = try await APIConfiguration.withCurrent(real.with { $0.executor = taskStub }) {
             try await HTTPBinAPI.$get.request(with: (a: "task", b: 2))
         }
         let explicit: HTTPBinEcho = try await HTTPBinAPI.$get.request(with: (a: "call", b: 3), using: real)

@@ -51,7 +51,7 @@ struct PaginationIntegrationTests {
     @Test("Link rel=\"next\" is followed, absolute and relative, until a page has none")
     func followsLinkHeaders() async throws {
         let count = Locked(0)
-        let configuration = try HTTPBin.configuration().with(plugins: [Counting(count: count)])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
         var pages: [String] = []
 
         for try await page in await Book.$linked.pages(
@@ -98,7 +98,7 @@ struct PaginationIntegrationTests {
     @Test("Leaving the loop early fetches no further page")
     func leavingEarlyStops() async throws {
         let count = Locked(0)
-        let configuration = try HTTPBin.configuration().with(plugins: [Counting(count: count)])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
 
         for try await page in await Book.$linked.pages(
             with: (page: 1, link: try Self.firstLink()), as: EchoPage.self, using: configuration)
@@ -113,7 +113,7 @@ struct PaginationIntegrationTests {
     @Test("Cancelling the iterating task stops the list with .transport(.cancelled)")
     func cancellationStops() async throws {
         let count = Locked(0)
-        let configuration = try HTTPBin.configuration().with(plugins: [Counting(count: count)])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
         let sequence = await Book.$linked.pages(
             with: (page: 1, link: try Self.firstLink()), as: EchoPage.self, using: configuration)
 

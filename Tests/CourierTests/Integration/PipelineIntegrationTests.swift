@@ -18,7 +18,7 @@ struct PipelineIntegrationTests {
     @Test("A built request sent to another URL runs the plugins and decodes the typed result")
     func sendChangedRequest() async throws {
         // GIVEN a request built for /get and a configuration with a plugin
-        let configuration = try HTTPBin.configuration().with(plugins: [MarkingPlugin()])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [MarkingPlugin()] }
         var request = try await HTTPBinAPI.$get.makeRequest(with: (a: "x", b: 1), using: configuration)
 
         // WHEN it is pointed at the next page and sent
@@ -43,7 +43,7 @@ struct PipelineIntegrationTests {
 
         #expect(error.reason == .unacceptableStatus(.notFound))
         #expect(error.endpoint.description == "GET /status/{code}")
-        let raw = try await request.send(as: Data.self, using: configuration.with { $0.acceptableStatusCodes = .any })
+        let raw = try await request.send(using: configuration.with { $0.acceptableStatusCodes = .any }) as Data
         #expect(raw.isEmpty)
     }
 }

@@ -43,7 +43,7 @@ struct ResponseIntegrationTests {
         let configuration = try HTTPBin.configuration()
 
         let error = try await #require(throws: APIError.self) {
-            try await HTTPBinAPI.$html.request(as: HTTPBinEcho.self, using: configuration)
+            try await HTTPBinAPI.$html.request(using: configuration) as HTTPBinEcho
         }
 
         #expect(error.reason == .decodingFailed)

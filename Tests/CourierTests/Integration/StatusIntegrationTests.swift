@@ -47,13 +47,13 @@ struct StatusIntegrationTests {
         let configuration = try HTTPBin.configuration()
 
         let decoded = try await #require(throws: APIError.self) {
-            try await HTTPBinAPI.$status.request(with: 404, as: HTTPBinEcho.self, using: configuration)
+            try await HTTPBinAPI.$status.request(with: 404, using: configuration) as HTTPBinEcho
         }
         let optional = try await #require(throws: APIError.self) {
-            try await HTTPBinAPI.$status.request(with: 404, as: HTTPBinEcho?.self, using: configuration)
+            try await HTTPBinAPI.$status.request(with: 404, using: configuration) as HTTPBinEcho?
         }
         let data = try await #require(throws: APIError.self) {
-            try await HTTPBinAPI.$status.request(with: 404, as: Data.self, using: configuration)
+            try await HTTPBinAPI.$status.request(with: 404, using: configuration) as Data
         }
 
         for error in [decoded, optional, data] {

@@ -30,7 +30,7 @@ struct StressIntegrationTests {
             isAuthFailure: { $0.request.headers[.authorization] == "Bearer expired" }
         )
         let configuration = try HTTPBin.configuration(timeout: .seconds(60))
-            .with(plugins: [.retry(), auth, .logging(sink: { _ in lines.withLock { $0 += 1 } })])
+            .with { $0.plugins = [.retry(), auth, .logging(sink: { _ in lines.withLock { $0 += 1 } })] }
         let total = 2_000
         let width = 256
 

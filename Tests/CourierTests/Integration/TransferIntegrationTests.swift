@@ -44,15 +44,6 @@ func makeTemporaryFolder() throws -> URL {
     return url
 }
 
-extension APIConfiguration {
-    /// The same configuration with `plugins`.
-    func with(plugins: [any APIPlugin]) -> APIConfiguration {
-        var copy = self
-        copy.plugins = plugins
-        return copy
-    }
-}
-
 /// Records the headers of every request the executor sends.
 struct HeaderRecorder: APIPlugin {
     let seen = Locked<[HTTPHeaders]>([])
@@ -212,7 +203,7 @@ struct DownloadIntegrationTests {
     func resume() async throws {
         // GIVEN a slow download of /range/n, cancelled once some bytes arrived
         let recorder = HeaderRecorder()
-        let configuration = try HTTPBin.configuration(timeout: .seconds(30)).with(plugins: [recorder])
+        let configuration = try HTTPBin.configuration(timeout: .seconds(30)).with { $0.plugins = [recorder] }
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("range.bin")
@@ -246,7 +237,7 @@ struct DownloadIntegrationTests {
     @Test("A 200 to a resumed download starts the file again from the first byte")
     func restartOn200() async throws {
         let recorder = HeaderRecorder()
-        let configuration = try HTTPBin.configuration().with(plugins: [recorder])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [recorder] }
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("text.txt")
@@ -268,7 +259,7 @@ struct DownloadIntegrationTests {
 
     @Test("Plugins see transfers: an auth plugin's header reaches a download and a stream")
     func authApplies() async throws {
-        let configuration = try HTTPBin.configuration().with(plugins: [.bearer("s3cr3t")])
+        let configuration = try HTTPBin.configuration().with { $0.plugins = [.bearer("s3cr3t")] }
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("bearer.json")

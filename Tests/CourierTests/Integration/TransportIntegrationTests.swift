@@ -35,9 +35,9 @@ struct TransportIntegrationTests {
                 let shortTimeout = try HTTPBin.configuration(timeout: .seconds(1))
                 return try await HTTPBinAPI.$delay.request(with: seconds, using: shortTimeout)
             case .callerSessionOneSecond:
-                let ownExecutor = configuration.with(
-                    executor: URLSessionExecutor(session: TransportIntegrationTests.ownSession)
-                )
+                let ownExecutor = configuration.with {
+                    $0.executor = URLSessionExecutor(session: TransportIntegrationTests.ownSession)
+                }
                 return try await HTTPBinAPI.$delayWithOneSecondTimeout.request(with: seconds, using: ownExecutor)
             }
         }

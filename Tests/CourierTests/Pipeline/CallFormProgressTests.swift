@@ -47,7 +47,7 @@ struct CallFormProgressTests {
     func everyFormEndsTheProgress() async throws {
         // GIVEN a stub that answers every call with a small JSON body
         let stub = StubExecutor.json(#"{"id":1}"#)
-        let configuration = testConfiguration.with(executor: stub)
+        let configuration = testConfiguration.with { $0.executor = stub }
         let body = Data(repeating: 1, count: 1000)
         var progresses: [TransferProgress] = []
         func next() -> TransferProgress {
@@ -57,20 +57,17 @@ struct CallFormProgressTests {
 
         // WHEN each form is called with a progress (the result type picks the form, as without one)
         let item: Item = try await Self.upload.request(with: body, progress: next(), using: configuration)
-        let typed = try await Self.upload.request(with: body, as: Item.self, progress: next(), using: configuration)
         let decoded: DecodedResponse<Item> = try await Self.upload.request(
             with: body, progress: next(), using: configuration)
         let raw: APIResponse = try await Self.upload.request(with: body, progress: next(), using: configuration)
         try await Self.upload.request(with: body, progress: next(), using: configuration)
         let voidItem: Item = try await Self.ping.request(progress: next(), using: configuration)
-        let voidTyped = try await Self.ping.request(as: Item.self, progress: next(), using: configuration)
         let voidDecoded: DecodedResponse<Item> = try await Self.ping.request(progress: next(), using: configuration)
         try await Self.ping.request(progress: next(), using: configuration)
 
         // THEN each call decoded as before, its request carried its progress, and every progress has ended
         #expect(
-            [item, typed, decoded.value, voidItem, voidTyped, voidDecoded.value]
-                == Array(repeating: Item(id: 1), count: 6))
+            [item, decoded.value, voidItem, voidDecoded.value] == Array(repeating: Item(id: 1), count: 4))
         #expect(raw.statusCode == 200)
         let carried = stub.requests.map(\.progress)
         #expect(carried.count == progresses.count)
@@ -87,16 +84,15 @@ struct CallFormProgressTests {
     @Test("The forms without a progress still resolve as before (no ambiguity) and send none")
     func formsWithoutProgress() async throws {
         let stub = StubExecutor.json(#"{"id":2}"#)
-        let configuration = testConfiguration.with(executor: stub)
+        let configuration = testConfiguration.with { $0.executor = stub }
 
         let item: Item = try await Self.named.request(with: "a", using: configuration)
-        let typed = try await Self.named.request(with: "a", as: Item.self, using: configuration)
         let optional: Item? = try await Self.named.request(with: "a", using: configuration)
         let text: String = try await Self.named.request(with: "a", using: configuration)
         try await Self.named.request(with: "a", using: configuration)
         let voidItem: Item = try await Self.ping.request(using: configuration)
 
-        #expect([item, typed, optional, voidItem] == Array(repeating: Item(id: 2), count: 4))
+        #expect([item, optional, voidItem] == Array(repeating: Item(id: 2), count: 3))
         #expect(text == #"{"id":2}"#)
         #expect(stub.requests.allSatisfy { $0.progress == nil })
     }
@@ -126,7 +122,7 @@ struct CallFormProgressTests {
                     return APIResponse(statusCode: 200, request: request)
                 }
             }
-        let configuration = testConfiguration.with(executor: executor)
+        let configuration = testConfiguration.with { $0.executor = executor }
         let progress = TransferProgress()
         let watcher = Self.watch(progress)
         let name = failure == .invalidParameter ? ".." : "a"  // `..` as a path segment fails before any I/O
@@ -161,7 +157,7 @@ struct CallFormProgressTests {
 
     @Test("A progress handed to a failing Void call form ends too")
     func voidFormEndsOnFailure() async throws {
-        let configuration = testConfiguration.with(executor: StubExecutor(statusCode: 500))
+        let configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 500) }
         let progress = TransferProgress()
         let watcher = Self.watch(progress)
 

@@ -24,7 +24,7 @@ import Testing
     static let pet = GET<Int>("/pets/{petID}") { ["petId": $0, "limit": 5] }
 
     func configuration(_ stub: StubExecutor) -> APIConfiguration {
-        testConfiguration.with(executor: stub)
+        testConfiguration.with { $0.executor = stub }
     }
 
     // MARK: Key paths (item 5)
@@ -49,7 +49,7 @@ import Testing
         let configuration = configuration(StubExecutor.json(Self.envelope))
 
         let error = try await #require(throws: APIError.self) {
-            try await Self.user.request(with: 1, as: User.self, using: configuration, decoder: .at("meta.user"))
+            try await Self.user.request(with: 1, using: configuration, decoder: .at("meta.user")) as User
         }
 
         #expect(error.reason == .decodingFailed)
@@ -63,7 +63,7 @@ import Testing
 
         let viaConfiguration: [User] = try await Self.user.request(with: 2, using: configuration, decoder: .at("items"))
         let named: [User] = try await Self.user.request(
-            with: 2, using: testConfiguration.with(executor: StubExecutor(body: plist)),
+            with: 2, using: testConfiguration.with { $0.executor = StubExecutor(body: plist) },
             decoder: PropertyListResponseDecoder().at("items"))
 
         #expect(viaConfiguration == [User(id: 2, name: "Bo")])
@@ -94,7 +94,7 @@ import Testing
         let stub = StubExecutor(statusCode: 409, body: plist)
 
         let error = try await #require(throws: APIError.self) {
-            try await Self.plist.request(with: 1, as: User.self, using: configuration(stub))
+            try await Self.plist.request(with: 1, using: configuration(stub)) as User
         }
 
         #expect(error.decodeBody(as: Problem.self) == Problem(message: "nope"))
@@ -107,7 +107,7 @@ import Testing
         let stub = StubExecutor.json(#"{"message":"gone"}"#, statusCode: 410)
 
         let error = try await #require(throws: APIError.self) {
-            try await Self.enveloped.request(with: 1, as: User.self, using: configuration(stub))
+            try await Self.enveloped.request(with: 1, using: configuration(stub)) as User
         }
 
         #expect(error.decodeBody(as: Problem.self) == Problem(message: "gone"))
@@ -149,7 +149,7 @@ import Testing
         let configuration = configuration(StubExecutor(statusCode: 200))
 
         let error = try await #require(throws: APIError.self) {
-            try await Self.user.request(with: 1, as: User.self, using: configuration)
+            try await Self.user.request(with: 1, using: configuration) as User
         }
         let none: User? = try await Self.user.request(with: 1, using: configuration)
 

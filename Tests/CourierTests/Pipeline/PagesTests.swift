@@ -39,7 +39,7 @@ import Testing
         }
 
         var pages = 0
-        for try await page in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) {
+        for try await page in Self.list.pages(as: [Int].self, using: testConfiguration.with { $0.executor = stub }) {
             #expect(page == [1])
             pages += 1
         }
@@ -60,7 +60,9 @@ import Testing
                 body: .data(Data("[]".utf8)), request: request)
         }
         var pages = 0
-        for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) { pages += 1 }
+        for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with { $0.executor = stub }) {
+            pages += 1
+        }
         #expect(pages == 1)
     }
 
@@ -74,7 +76,7 @@ import Testing
         }
         var pages = 0
         let error = await #expect(throws: APIError.self) {
-            for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with(executor: stub)) {
+            for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with { $0.executor = stub }) {
                 pages += 1
             }
         }

@@ -8,7 +8,7 @@ import Testing
 
     func send(with plugin: any APIPlugin) async throws -> APIRequest {
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [plugin]
         try await Self.me.request(using: configuration)
         return try #require(stub.requests.first)
@@ -43,7 +43,7 @@ import Testing
 
     @Test func aTokenWithCRLFIsRejectedBeforeSending() async throws {
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [.bearer("x\r\nInjected: 1")]
         let error = try await #require(throws: APIError.self) { try await Self.me.request(using: configuration) }
         #expect(error.reason == .invalidRequest(.invalidHeader(name: "Authorization")))
@@ -100,7 +100,7 @@ import Testing
             server.valid.withLock { $0 = "token-1" }
             return "token-1"
         }
-        var configuration = testConfiguration.with(executor: server.executor())
+        var configuration = testConfiguration.with { $0.executor = server.executor() }
         configuration.plugins = [auth]
         let shared = configuration
         // WHEN 200 calls start at once
@@ -126,7 +126,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
             throw RefreshDenied()
         }
-        var configuration = testConfiguration.with(executor: server.executor())
+        var configuration = testConfiguration.with { $0.executor = server.executor() }
         configuration.plugins = [auth]
         let shared = configuration
         let errors = await withTaskGroup(of: APIError?.self) { group in
@@ -155,7 +155,7 @@ import Testing
             return "still-wrong"
         }
         let stub = server.executor()
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [auth]
         let error = try await #require(throws: APIError.self) {
             try await Self.me.request(with: 1, using: configuration)
@@ -180,7 +180,7 @@ import Testing
         let stub = StubExecutor { request in
             APIResponse(statusCode: request.headers["X-Token"] == "new" ? 200 : 419, request: request)
         }
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [auth]
         try await Self.me.request(with: 1, using: configuration)
         #expect(stub.requests.map { $0.headers["X-Token"] } == ["old", "new"])
@@ -204,7 +204,7 @@ import Testing
             refresh: { _ in try await token.request(using: configuration.current) as String },
             apply: { value, request in request.headers[.authorization] = "Bearer \(value)" }
         )
-        configuration.withLock { $0 = testConfiguration.with(executor: stub).with(plugins: [auth]) }
+        configuration.withLock { $0 = testConfiguration.with { $0.executor = stub }.with { $0.plugins = [auth] } }
         // WHEN a call fails with 401 and triggers the refresh
         try await Self.me.request(with: 1, using: configuration.current)
         // THEN the refresh's own call went through untouched and the retry used the fresh token
@@ -222,7 +222,7 @@ import Testing
             server.valid.withLock { $0 = "token-1" }
             return "token-1"
         }
-        let configuration = testConfiguration.with(executor: server.executor()).with(plugins: [auth])
+        let configuration = testConfiguration.with { $0.executor = server.executor() }.with { $0.plugins = [auth] }
         // WHEN two calls wait for it and one of them is cancelled
         let patient = Task { try await Self.me.request(with: 1, using: configuration) as String }
         let impatient = Task { try await Self.me.request(with: 2, using: configuration) as String }

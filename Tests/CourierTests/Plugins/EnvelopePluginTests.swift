@@ -14,7 +14,7 @@ import Testing
 
     func configuration(_ json: String, status: Int = 200, plugin: EnvelopePlugin = EnvelopePlugin()) -> APIConfiguration
     {
-        var configuration = testConfiguration.with(executor: StubExecutor.json(json, statusCode: status))
+        var configuration = testConfiguration.with { $0.executor = StubExecutor.json(json, statusCode: status) }
         configuration.plugins = [plugin]
         return configuration
     }

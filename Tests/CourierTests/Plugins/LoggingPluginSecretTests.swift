@@ -26,7 +26,7 @@ import Testing
         _ call: @Sendable (APIConfiguration) async throws -> Void
     ) async -> String {
         let lines = Locked<[String]>([])
-        var configuration = testConfiguration.with(executor: executor)
+        var configuration = testConfiguration.with { $0.executor = executor }
         configure(&configuration)
         configuration.plugins = plugins + [.logging(options) { line in lines.withLock { $0.append(line) } }]
         try? await call(configuration)
@@ -214,7 +214,7 @@ import Testing
     ])
     func aSecretPathParameterIsMasked(template: String, expectedPath: String) async throws {
         let lines = Locked<[String]>([])
-        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
         configuration.plugins = [.logging(.init(includeCURL: true)) { line in lines.withLock { $0.append(line) } }]
         let endpoint = POST<Void>(
             wrappedValue: .init { ["token": "inv1te-tok", "api_key": "p4th-key", "name": "report"] }, template)

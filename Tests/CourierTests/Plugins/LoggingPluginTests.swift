@@ -25,7 +25,7 @@ import Testing
             body: Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8),
             headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]
         )
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [.apiKey("k3y-value", queryItem: "api_key"), .bearer("s3cr3t-token")]
         configuration.plugins.append(.logging(options) { line in lines.withLock { $0.append(line) } })
         _ = try? await Self.login.request(with: (user: "ann", password: "pa55word"), using: configuration)
@@ -76,7 +76,7 @@ import Testing
         let lines = Locked<[String]>([])
         var options = LoggingPlugin.Options()
         options.redactedKeys.insert("sig")
-        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
         configuration.plugins = [.logging(options) { line in lines.withLock { $0.append(line) } }]
         try await GET<Void>("/files?sig=abc123&name=x").request(using: configuration)
         #expect(lines.current.first == "→ GET https://api.example.com/v2/files?sig=***&name=x")
@@ -84,7 +84,9 @@ import Testing
 
     @Test func failuresAreLoggedWithoutSecrets() async throws {
         let lines = Locked<[String]>([])
-        var configuration = testConfiguration.with(executor: StubExecutor { _ in throw URLError(.cannotConnectToHost) })
+        var configuration = testConfiguration.with {
+            $0.executor = StubExecutor { _ in throw URLError(.cannotConnectToHost) }
+        }
         configuration.plugins = [.bearer("s3cr3t-token"), .logging { line in lines.withLock { $0.append(line) } }]
         await #expect(throws: APIError.self) { try await GET<Void>("/x").request(using: configuration) }
         let last = try #require(lines.current.last)
@@ -105,7 +107,7 @@ import Testing
             return APIResponse(
                 statusCode: 200, headers: ["Content-Type": "application/json"], body: .data(body), request: request)
         }
-        var configuration = testConfiguration.with(executor: echo)
+        var configuration = testConfiguration.with { $0.executor = echo }
         configuration.plugins = [
             .bearer("s3cr3t-token"), .apiKey("k3y-value", queryItem: "api_key"),
             .logging(.init(includeBodies: true)) { line in lines.withLock { $0.append(line) } },

@@ -11,7 +11,7 @@ import Testing
         let lines = Locked<[String]>([])
         let stub = StubExecutor().stub(
             .get, "/feed", with: .chunked(["one ", "two ", "three"], every: .milliseconds(5)))
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [
             .logging(LoggingPlugin.Options(includeBodies: true)) { line in
                 lines.withLock { $0.append(line) }

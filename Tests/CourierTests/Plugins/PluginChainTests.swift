@@ -34,7 +34,7 @@ struct Recorder: APIPlugin {
             trail.add("executor sees \(request.headers.values(for: "X-Trail").joined(separator: ","))")
             return APIResponse(statusCode: 200, request: request)
         }
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Recorder(name: "a", trail: trail), Recorder(name: "b", trail: trail)]
         let endpoint = GET<Void>("/ping", plugins: [Recorder(name: "c", trail: trail)])
         // WHEN the endpoint is called
@@ -78,7 +78,7 @@ struct Recorder: APIPlugin {
 
     @Test func convenienceHooksRunInOrder() async throws {
         let trail = Trail()
-        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
         configuration.plugins = [Hooks(trail: trail)]
         let text: String = try await Self.ping.request(using: configuration)
         #expect(text == "processed")
@@ -98,10 +98,10 @@ struct Recorder: APIPlugin {
             }
         }
         let trail = Trail()
-        var configuration = testConfiguration.with(plugins: [NotFoundIsEmpty(trail: trail)])
+        var configuration = testConfiguration.with { $0.plugins = [NotFoundIsEmpty(trail: trail)] }
         // WHEN a 404 and a 500 come back
         let notFound: String? = try await Self.ping.request(
-            using: configuration.with(executor: StubExecutor(statusCode: 404)))
+            using: configuration.with { $0.executor = StubExecutor(statusCode: 404) })
         configuration.executor = StubExecutor(statusCode: 500)
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         // THEN process saw both, and only the 500 failed validation
@@ -112,7 +112,7 @@ struct Recorder: APIPlugin {
 
     @Test func hooksSeeFailures() async throws {
         let trail = Trail()
-        var configuration = testConfiguration.with(executor: StubExecutor { _ in throw URLError(.timedOut) })
+        var configuration = testConfiguration.with { $0.executor = StubExecutor { _ in throw URLError(.timedOut) } }
         configuration.plugins = [Hooks(trail: trail)]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .transport(.timedOut))
@@ -127,7 +127,7 @@ struct Recorder: APIPlugin {
 
     @Test func aPluginMayAnswerWithoutCallingNext() async throws {
         let stub = StubExecutor(statusCode: 500)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [ShortCircuit()]
         let text: String = try await Self.ping.request(using: configuration)
         #expect(text == "cached")
@@ -143,7 +143,7 @@ struct Recorder: APIPlugin {
 
     @Test func aPluginMayCallNextManyTimes() async throws {
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Twice()]
         try await Self.ping.request(using: configuration)
         #expect(stub.requests.count == 2)
@@ -156,7 +156,7 @@ struct Recorder: APIPlugin {
 
     @Test func aPluginErrorBecomesAnAPIErrorAndNothingIsSent() async throws {
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Refuses()]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .other)
@@ -174,7 +174,7 @@ struct Recorder: APIPlugin {
             }
         }
         let trail = Trail()
-        var configuration = testConfiguration.with(executor: StubExecutor(statusCode: 200))
+        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
         configuration.hosts["admin"] = URL(string: "https://admin.example.com")
         configuration.plugins = [Reads(trail: trail)]
         let endpoint = DELETE<Int>(
@@ -197,7 +197,7 @@ struct Recorder: APIPlugin {
 
     @Test func headersAddedByPluginsAreCheckedBeforeSending() async throws {
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [AddsBadHeader()]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .invalidRequest(.invalidHeader(name: "X-Injected")))

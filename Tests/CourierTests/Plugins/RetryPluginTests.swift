@@ -19,7 +19,7 @@ import Testing
     }
 
     func configuration(_ stub: StubExecutor, policy: RetryPolicy = fast) -> APIConfiguration {
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [.retry(policy)]
         return configuration
     }

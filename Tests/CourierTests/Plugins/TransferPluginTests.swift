@@ -18,7 +18,7 @@ import Testing
     static let upload = PUT<RequestBody>(wrappedValue: .init { .body($0, contentType: "text/plain") }, "/upload")
 
     func configuration(_ stub: StubExecutor, _ plugins: [any APIPlugin]) -> APIConfiguration {
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = plugins
         return configuration
     }

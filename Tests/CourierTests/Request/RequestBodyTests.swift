@@ -132,7 +132,7 @@ import Testing
         let endpoint = PUT<URL>(multipart ? "/files" : "/files", encoding: multipart ? .multipart : .json) {
             multipart ? ["f": .file($0)] : .file($0)
         }
-        let configuration = testConfiguration.with(executor: InMemoryExecutor())
+        let configuration = testConfiguration.with { $0.executor = InMemoryExecutor() }
 
         let error = try await #require(throws: APIError.self) {
             try await endpoint.request(with: file, using: configuration)

@@ -17,7 +17,7 @@ import Testing
     static let ping = HEAD<Void>("/ping")
 
     func configuration(_ stub: StubExecutor) -> APIConfiguration {
-        testConfiguration.with(executor: stub)
+        testConfiguration.with { $0.executor = stub }
     }
 
     @Test func decodesJSONWithTheConfiguredDecoder() async throws {
@@ -80,11 +80,10 @@ import Testing
 
     @Test func explicitTypeAndDecoderForms() async throws {
         let stub = StubExecutor.json(#"{"login":"a"}"#)
-        let user = try await Self.user.request(with: "a", as: User.self, using: configuration(stub))
+        let user = try await Self.user.request(with: "a", using: configuration(stub)) as User
         #expect(user.login == "a")
         let custom = JSONDecoder()
-        let again = try await Self.user.request(
-            with: "a", as: User.self, using: configuration(stub), decoder: .json(custom))
+        let again = try await Self.user.request(with: "a", using: configuration(stub), decoder: .json(custom)) as User
         #expect(again.login == "a")
     }
 

@@ -75,7 +75,7 @@ import Testing
     /// The configuration: every kind of credential, and a logging plugin at its most verbose.
     static func configuration(executor: StubExecutor, log: Locked<[String]>) -> APIConfiguration {
         var configuration = APIConfiguration(baseURL: URL(string: "https://bob:us3rinfo-SECRET@api.example.com/v2"))
-            .with(executor: executor)
+            .with { $0.executor = executor }
         configuration.sensitiveHeaders = ["X-Tenant"]
         configuration.headers = [
             "Cookie": "session=c00kie-SECRET", "Proxy-Authorization": "Basic \(proxyCredentials)",

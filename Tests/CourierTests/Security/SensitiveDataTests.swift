@@ -53,7 +53,7 @@ import Testing
 
     @Test func anUnstubbedRequestNamesTheURLRedacted() async throws {
         let stub = StubExecutor()
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [.apiKey("k-7788", queryItem: "api_key"), .apiKey("g-1234", queryItem: "key")]
         let error = try await #require(throws: APIError.self) {
             try await GET<Void>("/x").request(using: configuration)
@@ -71,7 +71,7 @@ import Testing
     @Test func refreshingAuthMarksEveryHeaderItsApplySets() async throws {
         // GIVEN a refreshing plugin whose apply sets a header no rule names, and changes another
         let stub = StubExecutor(statusCode: 200)
-        var configuration = testConfiguration.with(executor: stub)
+        var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [
             RefreshingAuthPlugin<String>(
                 credential: { "cred" },
