@@ -90,6 +90,31 @@ extension API where Parameter: Sendable {
         }
     }
 
+    /// A publisher that calls the endpoint with `parameter` for each subscriber and emits the decoded value
+    /// together with the response's status and headers, as `request(with:)` does when it returns a
+    /// ``/Courier/DecodedResponse``:
+    ///
+    /// ```swift
+    /// let page = GitHub.$repos.publisher(with: "apple", as: DecodedResponse<[Repo]>.self)
+    /// let pages: APIPublisher<DecodedResponse<[Repo]>> = GitHub.$repos.publisher(with: "apple")
+    /// ```
+    /// - Parameters:
+    ///   - parameter: The call's parameter.
+    ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
+    ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
+    ///     subscription.
+    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    public func publisher<Value: Decodable & Sendable>(
+        with parameter: Parameter,
+        as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) -> APIPublisher<DecodedResponse<Value>> {
+        APIPublisher { () async throws(APIError) -> DecodedResponse<Value> in
+            try await self.request(with: parameter, using: configuration, decoder: decoder)
+        }
+    }
+
     /// A publisher that calls the endpoint with `parameter` for each subscriber and emits the raw response:
     /// status, headers, body and the request that produced it. The status is validated as in every call form.
     ///
@@ -124,6 +149,21 @@ extension API where Parameter == Void {
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) -> APIPublisher<Output> {
+        publisher(with: (), as: type, using: configuration, decoder: decoder)
+    }
+
+    /// A publisher that calls the endpoint for each subscriber and emits the decoded value with the response's
+    /// status and headers, as `publisher(with:as:using:decoder:)` does for a ``/Courier/DecodedResponse``.
+    /// - Parameters:
+    ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
+    ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
+    ///     subscription.
+    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    public func publisher<Value: Decodable & Sendable>(
+        as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) -> APIPublisher<DecodedResponse<Value>> {
         publisher(with: (), as: type, using: configuration, decoder: decoder)
     }
 
