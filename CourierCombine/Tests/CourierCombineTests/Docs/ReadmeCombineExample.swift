@@ -1,7 +1,7 @@
-// The Combine example of README.md ("Combine" section), compiled and run here because the root package, whose
-// ReadmeSnippets.swift checks the other README examples, cannot import CourierCombine. Keep the two in step.
-// The only differences: the imports and the scheduler, which OpenCombine spells `DispatchQueue.main.ocombine`
-// (`mainQueue`, Support/MainQueue.swift).
+// The Combine example of README.md ("Combine" section) and of the Combine article (Courier.docc/Combine.md),
+// compiled and run here because the root package cannot import CourierCombine. DocSnippetTests checks that
+// every line of both blocks appears here, in order: the imports (with the conditional OpenCombine ones) and
+// `mainQueue` are the user's code too, so this file defines the `mainQueue` the other tests use.
 import Courier
 import CourierCombine
 import CourierTesting
@@ -10,9 +10,30 @@ import Testing
 
 #if canImport(Combine)
     import Combine
+
+    /// The main queue as a scheduler for `receive(on:)`.
+    var mainQueue: DispatchQueue { .main }
 #else
     import OpenCombine
+    import OpenCombineDispatch
+
+    /// The main queue as a scheduler for `receive(on:)`, as OpenCombine spells it.
+    var mainQueue: DispatchQueue.OCombine { DispatchQueue.main.ocombine }
 #endif
+
+@MainActor final class ProductModel {
+    var title = ""
+    private var subscriptions: Set<AnyCancellable> = []
+
+    func load(id: Int) {
+        Shop.$product.publisher(with: id, as: Product.self)  // nothing is sent before a subscriber attaches
+            .receive(on: mainQueue)  // first: values arrive on no particular queue
+            .map(\.name)
+            .replaceError(with: "unavailable")  // the failure is an APIError, as with request(with:)
+            .sink { [weak self] title in self?.title = title }
+            .store(in: &subscriptions)
+    }
+}
 
 /// The README's `Product` model.
 struct Product: Codable, Sendable {
@@ -24,21 +45,6 @@ struct Product: Codable, Sendable {
 @MainActor enum Shop {
     @GET("/products/{id}")
     static var product: APIParameterBuilder<Int>? = .init { ["id": $0] }
-}
-
-// README.md, "Combine":
-@MainActor final class ProductModel {
-    var title = ""
-    private var subscriptions: Set<AnyCancellable> = []
-
-    func load(id: Int) {
-        Shop.$product.publisher(with: id, as: Product.self)  // nothing is sent before a subscriber attaches
-            .map(\.name)
-            .replaceError(with: "unavailable")  // the failure is an APIError, as with request(with:)
-            .receive(on: mainQueue)  // README: DispatchQueue.main; values arrive on no particular queue
-            .assign(to: \.title, on: self)
-            .store(in: &subscriptions)
-    }
 }
 
 @Suite struct ReadmeCombineExampleTests {
@@ -67,5 +73,24 @@ struct Product: Codable, Sendable {
         #expect(found.title == "Lamp")
         #expect(missing.title == "unavailable")
         #expect(stub.requests.map(\.url.path).sorted() == ["/products/42", "/products/7"])
+    }
+
+    @MainActor
+    @Test("The model does not keep itself alive: its subscriptions end with it")
+    func modelIsReleased() async throws {
+        // GIVEN a model that loads a product whose answer waits
+        let stub = StubExecutor().stub(where: { _ in true }) { _ in
+            try await Task.sleep(for: .seconds(10))
+            return .json(#"{"id": 1, "name": "Late"}"#)
+        }
+        weak var released: ProductModel?
+        do {
+            let model = ProductModel()
+            released = model
+            await stub.activate { model.load(id: 1) }
+        }
+
+        // WHEN the last reference goes, THEN the model is freed (the sink holds it weakly)
+        #expect(released == nil)
     }
 }
