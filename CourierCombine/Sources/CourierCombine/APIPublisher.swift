@@ -13,12 +13,19 @@ import Foundation
 /// Get one from an endpoint with `publisher(with:)` (or `publisher()` when the endpoint takes no parameter):
 ///
 /// ```swift
-/// GitHub.$user.publisher(with: "octocat", as: User.self)
-///     .map(\.name)
-///     .replaceError(with: "unknown")
-///     .receive(on: DispatchQueue.main)
-///     .assign(to: \.name, on: viewModel)
-///     .store(in: &cancellables)
+/// @MainActor final class ProfileModel {
+///     var name = ""
+///     private var subscriptions: Set<AnyCancellable> = []
+///
+///     func load(login: String) {
+///         GitHub.$user.publisher(with: login, as: User.self)
+///             .receive(on: mainQueue)  // DispatchQueue.main; with OpenCombine, DispatchQueue.main.ocombine
+///             .map(\.name)  // after receive(on:), so closures written here may run on the main actor
+///             .replaceError(with: "unknown")
+///             .sink { [weak self] name in self?.name = name }
+///             .store(in: &subscriptions)
+///     }
+/// }
 /// ```
 ///
 /// - **Lazy.** Creating the publisher does nothing; the call starts when a subscriber attaches, and each
@@ -30,6 +37,13 @@ import Foundation
 /// - **No particular queue.** Values and completions arrive on whatever thread the call's task finished on
 ///   (or, when the value was held for demand, on the thread that asked for it). Use `receive(on:)` to move
 ///   them, for example to the main queue before touching UI.
+/// - **Main-actor closures trap before `receive(on:)`.** A closure written in `@MainActor` code (a method of a
+///   `@MainActor` type, a SwiftUI view, a module with main-actor default isolation) and given to an operator
+///   such as `map`, `flatMap`, `filter` or `sink` is isolated to the main actor, and Swift 6 checks that when
+///   it runs: if the value reaches it on another thread, the process traps (in `dispatch_assert_queue`,
+///   called by `swift_task_isCurrentExecutor`). Put `receive(on:)` with the main queue before the first such
+///   closure, or make the closures before it nonisolated: `{ @Sendable user in user.name }`, a `nonisolated`
+///   function, or a key path.
 /// - **Configuration.** The call's `using:` argument when given; otherwise `APIConfiguration.current` at
 ///   subscription, so a task-scoped configuration (`APIConfiguration.withCurrent`, a stub's `activate`) in
 ///   effect where the subscriber attaches applies, as it would to `request(with:)` called there.
@@ -46,8 +60,13 @@ public struct APIPublisher<Output: Sendable>: Publisher, Sendable {
     /// other async Courier call, for example one that first awaits a token:
     ///
     /// ```swift
-    /// let profile = APIPublisher<User> { try await GitHub.$user.request(with: "octocat") }
+    /// let profile = APIPublisher<User> { () async throws(APIError) in
+    ///     try await GitHub.$user.request(with: "octocat")
+    /// }
     /// ```
+    ///
+    /// Write the closure's `throws(APIError)`: without it, Swift infers `throws(any Error)` for the closure
+    /// and rejects it.
     public init(_ call: @escaping @Sendable () async throws(APIError) -> Output) {
         self.call = call
     }
@@ -90,6 +109,31 @@ extension API where Parameter: Sendable {
         }
     }
 
+    /// A publisher that calls the endpoint with `parameter` for each subscriber and emits the decoded value
+    /// together with the response's status and headers, as `request(with:)` does when it returns a
+    /// ``/Courier/DecodedResponse``:
+    ///
+    /// ```swift
+    /// let page = GitHub.$repos.publisher(with: "apple", as: DecodedResponse<[Repo]>.self)
+    /// let pages: APIPublisher<DecodedResponse<[Repo]>> = GitHub.$repos.publisher(with: "apple")
+    /// ```
+    /// - Parameters:
+    ///   - parameter: The call's parameter.
+    ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
+    ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
+    ///     subscription.
+    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    public func publisher<Value: Decodable & Sendable>(
+        with parameter: Parameter,
+        as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) -> APIPublisher<DecodedResponse<Value>> {
+        APIPublisher { () async throws(APIError) -> DecodedResponse<Value> in
+            try await self.request(with: parameter, using: configuration, decoder: decoder)
+        }
+    }
+
     /// A publisher that calls the endpoint with `parameter` for each subscriber and emits the raw response:
     /// status, headers, body and the request that produced it. The status is validated as in every call form.
     ///
@@ -124,6 +168,21 @@ extension API where Parameter == Void {
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) -> APIPublisher<Output> {
+        publisher(with: (), as: type, using: configuration, decoder: decoder)
+    }
+
+    /// A publisher that calls the endpoint for each subscriber and emits the decoded value with the response's
+    /// status and headers, as `publisher(with:as:using:decoder:)` does for a ``/Courier/DecodedResponse``.
+    /// - Parameters:
+    ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
+    ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
+    ///     subscription.
+    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    public func publisher<Value: Decodable & Sendable>(
+        as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) -> APIPublisher<DecodedResponse<Value>> {
         publisher(with: (), as: type, using: configuration, decoder: decoder)
     }
 

@@ -55,6 +55,38 @@ import Testing
         #expect(response.request.url.query == "name=raw")
     }
 
+    @Test("DecodedResponse: the decoded value with the status and headers of /response-headers")
+    func decodedResponse() async throws {
+        let recorder = Recorder<DecodedResponse<HeaderEcho>>()
+
+        await HTTPBinAPI.$responseHeaders.publisher(
+            with: "courier-42", as: DecodedResponse<HeaderEcho>.self, using: try HTTPBin.configuration()
+        ).subscribe(recorder)
+
+        await recorder.waitForCompletion()
+        #expect(recorder.eventNames == ["value", "finished"])
+        let page = try #require(recorder.values.first)
+        #expect(page.value == HeaderEcho(echo: "courier-42"))
+        #expect(page.statusCode == 200)
+        #expect(page.headers["X-Courier-Echo"] == "courier-42")
+        #expect(page.headers["content-type"] == "application/json")
+        #expect(page.response.request.url.query == "X-Courier-Echo=courier-42")
+    }
+
+    @Test("DecodedResponse of a failed call: one .unacceptableStatus failure, no value")
+    func decodedResponseFailure() async throws {
+        let recorder = Recorder<DecodedResponse<Echo>>()
+
+        await HTTPBinAPI.$status.publisher(
+            with: 503, as: DecodedResponse<Echo>.self, using: try HTTPBin.configuration()
+        )
+        .subscribe(recorder)
+
+        await recorder.waitForCompletion()
+        #expect(recorder.eventNames == ["failure"])
+        #expect(recorder.failure?.response?.statusCode == 503)
+    }
+
     @Test("/status/404 fails with .unacceptableStatus(.notFound)")
     func notFound() async throws {
         let recorder = Recorder<Data>()

@@ -90,6 +90,39 @@ import Testing
         #expect(recorder.values.map(\.statusCode) == [200])
     }
 
+    @Test("DecodedResponse<T>, inferred from the context, is the decoded value with the status and headers")
+    func decodedResponse() async throws {
+        let stub = StubExecutor().stub(
+            where: { $0.url.path == "/users/5" },
+            with: .json(#"{"id": 5, "name": "User 5"}"#, status: 203, headers: ["ETag": "\"v5\""])
+        )
+        let configuration = APIConfiguration(baseURL: URL(string: "https://stub.invalid"), executor: stub)
+        let recorder = Recorder<DecodedResponse<User>>()
+
+        let publisher: APIPublisher<DecodedResponse<User>> = await Book.$user.publisher(with: 5, using: configuration)
+        publisher.subscribe(recorder)
+
+        await recorder.waitForCompletion()
+        #expect(recorder.eventNames == ["value", "finished"])
+        let page = try #require(recorder.values.first)
+        #expect(page.value == User(id: 5, name: "User 5"))
+        #expect(page.statusCode == 203)
+        #expect(page.headers["etag"] == "\"v5\"")
+    }
+
+    @Test("publisher(as: DecodedResponse<T>.self) of a Void endpoint")
+    func voidDecodedResponse() async throws {
+        let world = await StubWorld()
+        let recorder = Recorder<DecodedResponse<String>>()
+
+        await Book.$health.publisher(as: DecodedResponse<String>.self, using: world.configuration).subscribe(recorder)
+
+        await recorder.waitForCompletion()
+        #expect(recorder.eventNames == ["value", "finished"])
+        #expect(recorder.values.map(\.value) == ["ok"])
+        #expect(recorder.values.map(\.statusCode) == [200])
+    }
+
     @Test("A 404 fails with .unacceptableStatus(.notFound) and no value")
     func notFound() async throws {
         let world = await StubWorld()

@@ -35,12 +35,25 @@ enum HTTPBinAPI {
 
     @GET("/uuid")
     static var uuid: APIParameterBuilder<Void>?
+
+    /// Answers with the query's pairs as response headers, and echoes them in a JSON body.
+    @GET("/response-headers")
+    static var responseHeaders: APIParameterBuilder<String>? = .init { ["X-Courier-Echo": $0] }
 }
 
 /// What httpbin's `/get` echoes (the part the tests read).
 struct Echo: Decodable, Sendable {
     let args: [String: String]
     let url: String
+}
+
+/// What httpbin's `/response-headers?X-Courier-Echo=…` answers with (the part the tests read).
+struct HeaderEcho: Decodable, Sendable, Equatable {
+    let echo: String
+
+    enum CodingKeys: String, CodingKey {
+        case echo = "X-Courier-Echo"
+    }
 }
 
 /// httpbin's `/uuid` answer.
