@@ -163,13 +163,13 @@ public struct EncodableParameters: Sendable {
     /// dates, `user[name]` nesting), in order, not percent-encoded. A list has no names and fails with
     /// ``APIError/RequestProblem/unsupportedParameters``.
     public func textFields(_ options: ParameterEncodingOptions) throws -> [(name: String, value: String)] {
-        var pairs = QueryEncoder(options: options, spaceAsPlus: false, collectingFields: true)
+        var pairs = TextFieldCollector(options: options)
         try add(to: &pairs)
         return pairs.fields
     }
 
     /// Adds the parameters to `pairs` (a query string, a form body or a field list).
-    func add(to pairs: inout QueryEncoder) throws {
+    func add<Pairs: ParameterPairs>(to pairs: inout Pairs) throws {
         switch content {
         case .named(let named):
             for case (let name, let value?) in named where !excluded.contains(name) {
@@ -336,7 +336,7 @@ public struct MultipartParameterEncoder: ParameterEncoder {
                     parts.append(
                         MultipartPart(name: name, contentType: "application/octet-stream", content: .data(data)))
                 default:
-                    var pairs = QueryEncoder(options: context.options, spaceAsPlus: false, collectingFields: true)
+                    var pairs = TextFieldCollector(options: context.options)
                     if let text = value as? String {
                         pairs.add(name, text: text)
                     } else {

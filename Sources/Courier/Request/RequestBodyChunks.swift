@@ -117,7 +117,7 @@ final class BodyReader: Sendable {
                 }
                 #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                     // Not on Swift's shared threads, which CPU-bound work may hold for seconds while this waits.
-                    Task(executorPreference: StreamPullExecutor.shared) { await pull() }
+                    Task(executorPreference: StreamPullThread.shared) { await pull() }
                 #else
                     Task { await pull() }
                 #endif
@@ -219,8 +219,8 @@ final class BodyReader: Sendable {
     /// thread of their own. The read holds FoundationNetworking's work queue, which every session shares, until the
     /// chunk arrives; waiting for one of Swift's few shared threads, busy with other work, would hold up every
     /// transfer of the process meanwhile. A stream whose producer itself runs on those threads still waits for them.
-    final class StreamPullExecutor: TaskExecutor, Sendable {
-        static let shared = StreamPullExecutor()
+    final class StreamPullThread: TaskExecutor, Sendable {
+        static let shared = StreamPullThread()
 
         private let jobs = LockedBox<[UnownedJob]>([])
         private let wakeUp = DispatchSemaphore(value: 0)
