@@ -12,11 +12,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         self.rawValue = rawValue
     }
 
-    /// Creates a method from its token, for example `HTTPMethod("PURGE")`.
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
     /// Creates a method from a string literal, so `let purge: HTTPMethod = "PURGE"` works.
     public init(stringLiteral value: String) {
         self.rawValue = value

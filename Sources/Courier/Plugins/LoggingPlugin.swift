@@ -51,13 +51,14 @@ public struct LoggingPlugin: APIPlugin {
         /// The longest body excerpt printed, and the longest body the cURL command inlines, in bytes.
         public var maxBodyBytes: Int
 
-        /// Creates options; by default one line per request and per response, nothing else.
+        /// Creates options; by default one line per request and per response, nothing else, and no names to
+        /// redact beyond those ``SensitiveData`` always redacts.
         public init(
             includeBodies: Bool = false,
             includeHeaders: Bool = false,
             includeCURL: Bool = false,
-            redactedHeaders: Set<HTTPHeaderName> = Options.defaultRedactedHeaders,
-            redactedKeys: Set<String> = Options.defaultRedactedKeys,
+            redactedHeaders: Set<HTTPHeaderName> = [],
+            redactedKeys: Set<String> = [],
             maxBodyBytes: Int = 2048
         ) {
             self.includeBodies = includeBodies
@@ -67,19 +68,6 @@ public struct LoggingPlugin: APIPlugin {
             self.redactedKeys = redactedKeys
             self.maxBodyBytes = maxBodyBytes
         }
-
-        /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` (redacted in any case: see
-        /// ``SensitiveData``).
-        public static let defaultRedactedHeaders: Set<HTTPHeaderName> = [
-            .authorization, .proxyAuthorization, .cookie, .setCookie,
-        ]
-        /// Common secret-bearing keys: `access_token`, `api_key`, `apikey`, `authorization`, `client_secret`,
-        /// `id_token`, `password`, `refresh_token`, `token` (all redacted in any case, with many more: see
-        /// ``SensitiveData``).
-        public static let defaultRedactedKeys: Set<String> = [
-            "access_token", "api_key", "apikey", "authorization", "client_secret", "id_token", "password",
-            "refresh_token", "token",
-        ]
     }
 
     /// What the plugin prints.

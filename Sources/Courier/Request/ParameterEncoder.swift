@@ -118,18 +118,6 @@ public struct EncodableParameters: Sendable {
         self.excluded = excluded
     }
 
-    /// Whether the parameters are named values (a dictionary literal), rather than a list or a model.
-    public var isNamed: Bool {
-        if case .named = content { return true }
-        return false
-    }
-
-    /// Whether the parameters are an `Encodable` model.
-    public var isModel: Bool {
-        if case .model = content { return true }
-        return false
-    }
-
     /// Whether nothing is left: no named value (other than `nil` ones), an empty list. A model is never empty.
     public var isEmpty: Bool {
         switch content {

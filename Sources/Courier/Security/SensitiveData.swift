@@ -13,15 +13,15 @@ import Foundation
 /// *normalized*: lowercased, with `_`, `-`, `.` and spaces removed, so `accessToken`, `access_token`,
 /// `Access-Token` and `access.token` are all `accesstoken`. A normalized name is secret when it
 ///
-/// - ends with one of ``secretSuffixes`` (`password`, `passwd`, `passphrase`, `passcode`, `secret`,
+/// - ends with one of these words (`password`, `passwd`, `passphrase`, `passcode`, `secret`,
 ///   `secrets`, `token`, `apikey`, `accesskey`, `secretkey`, `privatekey`, `signingkey`, `encryptionkey`,
 ///   `subscriptionkey`, `sessionid`, `sessid`, `sessionkey`, `credential`, `credentials`, `signature`,
 ///   `authorization`, `cookie`): `clientSecret`, `X-Auth-Token`, `X-API-Key`, `Set-Cookie`,
 ///   `Proxy-Authorization`, `new_password`, `PHPSESSID`;
 /// - starts with `password` or `passwd` (`password_confirmation`);
-/// - or is one of ``secretNames`` (`auth`, `jwt`, `otp`, `pwd`, `sig`);
+/// - or is one of these names (`auth`, `jwt`, `otp`, `pwd`, `sig`);
 ///
-/// unless it ends with one of ``publicSuffixes`` (`pagetoken`, `nexttoken`, `continuationtoken`: pagination
+/// unless it ends with one of these words (`pagetoken`, `nexttoken`, `continuationtoken`: pagination
 /// cursors such as `nextPageToken`; `allowcredentials`: the CORS flag `Access-Control-Allow-Credentials`). Whole words only: `author`, `authority`, `tokenizer`, `token_type`,
 /// `max_tokens`, `secretary`, `publicKey` and `key` are not secret. Add names of your own with
 /// ``APIConfiguration/sensitiveHeaders`` (headers) or ``LoggingPlugin/Options/redactedKeys``.
@@ -46,20 +46,20 @@ public enum SensitiveData {
     ]
 
     /// Normalized names that are secret on their own (see "Secret names" above).
-    public static let secretNames: Set<String> = ["auth", "jwt", "otp", "pwd", "sig"]
+    static let secretNames: Set<String> = ["auth", "jwt", "otp", "pwd", "sig"]
 
     /// Normalized endings that make a name secret (see "Secret names" above).
-    public static let secretSuffixes: [String] = [
+    static let secretSuffixes: [String] = [
         "password", "passwd", "passphrase", "passcode", "secret", "secrets", "token", "apikey", "accesskey",
         "secretkey", "privatekey", "signingkey", "encryptionkey", "subscriptionkey", "sessionid", "sessid",
         "sessionkey", "credential", "credentials", "signature", "authorization", "cookie",
     ]
 
     /// Normalized beginnings that make a name secret: `password`, `passwd`.
-    public static let secretPrefixes: [String] = ["password", "passwd"]
+    static let secretPrefixes: [String] = ["password", "passwd"]
 
     /// Normalized endings of names that look secret but are not: pagination cursors, the CORS credentials flag.
-    public static let publicSuffixes: [String] = ["pagetoken", "nexttoken", "continuationtoken", "allowcredentials"]
+    static let publicSuffixes: [String] = ["pagetoken", "nexttoken", "continuationtoken", "allowcredentials"]
 
     /// Whether the value of the header `name` is secret in `request`: a name in ``headers``, a name the
     /// secret-name rules match, or a name the request marks in ``APIRequest/sensitiveHeaders``.
@@ -103,7 +103,7 @@ public enum SensitiveData {
     }
 
     /// `name` lowercased, without `_`, `-`, `.` and spaces.
-    public static func normalized(_ name: String) -> String {
+    static func normalized(_ name: String) -> String {
         String(name.lowercased().filter { !"_-. ".contains($0) })
     }
 

@@ -87,7 +87,7 @@ typealias PURGE<Parameter> = API<Parameter, PurgeMethod>
     func aliasBuildsARequestWithItsMethodAndPlacement(method: String, build: Build) throws {
         let request = try build()
         #expect(request.method.rawValue == method)
-        if HTTPMethod(method).defaultEncoding == .query {
+        if HTTPMethod(rawValue: method).defaultEncoding == .query {
             #expect(request.url.absoluteString == "https://api.example.com/v2/r?q=1")
             #expect(request.body.isEmpty)
             #expect(request.headers[.contentType] == nil)
