@@ -40,6 +40,9 @@ Routes (any method; parameters in the query string):
                                gzip of mb MiB of zeros (~1 MB on the wire for 1024;
                                built once per mb, cached in memory and in --cache-dir;
                                mb=1024 is built in the background at start-up)
+  /gzip-json?kb=1024           Content-Encoding: gzip, Content-Length: a JSON array of
+                               small, similar records, at least kb KiB decoded (~30:1, as
+                               real JSON APIs compress); records' "id" run 0, 1, 2, ...
   /big?mb=N (or ?bytes=N)      N MiB (N bytes) of JSON-ish filler, Content-Length, streamed
   /big-chunked?mb=N            the same, Transfer-Encoding: chunked, no Content-Length
   /big-declared?mb=N&pause=0   Content-Length of N MiB in the headers, then (after pause s)
@@ -145,6 +148,40 @@ def _build_bomb(mb):
         except OSError as error:
             log("gzip-bomb cache not written: %s" % error)
     return data
+
+
+_gzip_json = {}
+_gzip_json_lock = threading.Lock()
+
+
+def gzip_json(kb):
+    """A gzipped JSON array of similar records, at least kb KiB decoded; built once per kb."""
+    with _gzip_json_lock:
+        if kb not in _gzip_json:
+            records = []
+            size = 1
+            while size < kb * 1024:
+                record = json.dumps(
+                    {
+                        "id": len(records),
+                        "type": "event",
+                        "source": "courier-faultserver",
+                        "user": "user%d" % (len(records) % 997),
+                        "message": "the same realistic log message repeated for every record",
+                        "tags": ["alpha", "beta", "gamma"],
+                        "ok": True,
+                    },
+                    separators=(",", ":"),
+                )
+                records.append(record)
+                size += len(record) + 1
+            _gzip_json[kb] = zlib_gzip(("[" + ",".join(records) + "]").encode())
+        return _gzip_json[kb]
+
+
+def zlib_gzip(data):
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush()
 
 
 def gzip_bomb(mb):
@@ -487,6 +524,10 @@ def route(conn, method, target, headers, body):
         for start in range(0, len(data), 65536):
             conn.send(view[start : start + 65536])
         return
+
+    if path == "/gzip-json":
+        data = gzip_json(number(query, "kb", 1024, minimum=1, maximum=64 * 1024))
+        return respond(conn, 200, data, extra=[("Content-Encoding", "gzip")])
 
     if path in ("/big", "/big-declared"):
         total = size_in_bytes(query)

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -21,12 +21,15 @@ final class AsyncHTTPClientCall: Sendable {
 
     let request: APIRequest
     let client: HTTPClient
+    /// Where the cookies of every hop's response go and each hop's `Cookie` field comes from; `nil` for none.
+    let cookies: CookieJar?
     /// Why the call stopped, once it did.
     let stopped = NIOLockedValueBox<Stop?>(nil)
 
-    init(request: APIRequest, client: HTTPClient) {
+    init(request: APIRequest, client: HTTPClient, cookies: CookieJar? = nil) {
         self.request = request
         self.client = client
+        self.cookies = cookies
     }
 
     /// Runs the call and returns the final response.
@@ -83,6 +86,12 @@ final class AsyncHTTPClientCall: Sendable {
             } catch {
                 throw failure(error)
             }
+            // Before the hop is followed, so that the next one sends what this one set.
+            if let cookies {
+                let fields = response.headers["Set-Cookie"]
+                if !fields.isEmpty { cookies.store(setCookieFields: fields, from: hop.url) }
+            }
+            // A client that follows redirects is refused when the executor is made; this stays as a backstop.
             if response.history.count > 1 {
                 throw APIError(
                     .transport(.other), endpoint: request.endpoint, request: request,
@@ -124,13 +133,23 @@ final class AsyncHTTPClientCall: Sendable {
     /// The status codes that redirect (with a `Location`).
     static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The request of one hop as an `HTTPClientRequest`.
+    /// The request of one hop as an `HTTPClientRequest`, with the jar's cookies for its URL (after the request's
+    /// own `Cookie` field, when it has one that this hop kept).
     private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
         var http = HTTPClientRequest(url: hop.url.absoluteString)
         http.method = NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue)
-        http.headers.reserveCapacity(hop.headers.count)
+        http.headers.reserveCapacity(hop.headers.count + 1)
         for field in hop.headers {
             http.headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if let cookies, let stored = cookies.cookieField(for: hop.url) {
+            let own = http.headers["Cookie"]
+            if !own.isEmpty {
+                // One `Cookie` field (RFC 6265 §5.4): the request's own, then the jar's.
+                http.headers.replaceOrAdd(name: "Cookie", value: (own + [stored]).joined(separator: "; "))
+            } else {
+                http.headers.add(name: "Cookie", value: stored)
+            }
         }
         http.body = try makeBody(hop.body)
         return http

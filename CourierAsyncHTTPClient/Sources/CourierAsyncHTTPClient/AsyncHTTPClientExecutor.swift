@@ -1,9 +1,13 @@
 import AsyncHTTPClient
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Tracing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// An executor that sends requests with swift-server's `HTTPClient` (AsyncHTTPClient, on SwiftNIO): the
 /// executor for Linux servers (Vapor, Hummingbird, workers), and for any platform where you already run an
@@ -23,9 +27,10 @@ import Tracing
 ///   a hop that changes the origin (scheme, host or port) every credential is removed (the headers
 ///   `SensitiveData` names and the request's `sensitiveHeaders`); `https` → `http` is refused unless the
 ///   policy allows it; `303` (and `301`/`302` after a `POST`) continue as a `GET` without the body.
-/// - **Memory is bounded.** The body is counted as it arrives (after content decoding, when the client
-///   decompresses); the call fails with `.transport(.responseTooLarge)` the moment it crosses
-///   `maxResponseBytes`, or at once when `Content-Length` already says so.
+/// - **Memory is bounded.** The body is counted as it arrives, after content decoding (the client decodes
+///   `gzip` and `deflate` as `URLSession` does); the call fails with `.transport(.responseTooLarge)` the moment it
+///   crosses `maxResponseBytes`, or at once when `Content-Length` already says so. That limit, not a compression
+///   ratio, bounds a compressed body: JSON that compresses 30:1 decodes, a gzip bomb stops at the limit.
 /// - **Cancellation is prompt.** Cancelling the calling task cancels the HTTP request at once, and the call
 ///   fails with `.transport(.cancelled)`.
 /// - **Every transport failure has a typed reason**: a refused connection is `.cannotConnect`, a connection
@@ -35,6 +40,12 @@ import Tracing
 ///   `APIError.underlyingError`.
 ///
 /// Repeated header fields keep their order and stay separate, in requests and in responses.
+///
+/// **Cookies** are kept as `URLSessionExecutor` keeps them: by default in `HTTPCookieStorage.shared`, the storage of
+/// `URLSessionExecutor.shared`. The cookies each response sets (a redirect hop's too) are stored, and each request
+/// and hop carries the stored cookies whose domain and path match its URL, so a hop to another origin carries only
+/// the cookies set for that origin. Pass a storage of your own, or `nil` for no cookies at all (a server calling a
+/// service for many users should not share one jar between them).
 ///
 /// Transfers (``supportedTransfers``): `$endpoint.stream(with:)` hands the body over as it arrives, paced by
 /// the reader (AsyncHTTPClient stops reading from the socket while the stream's window is full), with the
@@ -47,28 +58,48 @@ import Tracing
 ///
 /// ## The client
 ///
-/// ``init()`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
-/// `HTTPClient.shared`'s settings but redirects off, because Courier follows them itself. To pass a client
-/// of your own (``init(client:)``), create it with `redirectConfiguration: .disallow`: a client that
-/// follows redirects on its own would send credentials where the policy would not. If such a client
-/// follows one anyway, the call fails with `.transport(.other)` and ``ClientFollowsRedirects`` as the
-/// underlying error. Shut down your own client when you no longer need it (``sharedClient`` never is).
+/// ``init(cookies:)`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
+/// `HTTPClient.shared`'s settings but redirects off, because Courier follows them itself, and no limit on the
+/// decompression ratio, because `maxResponseBytes` bounds the decoded body. To pass a client of your own
+/// (``init(client:cookies:)``), create it from ``clientConfiguration(_:)``, or at least with
+/// `redirectConfiguration: .disallow`: a client that follows redirects on its own would send credentials where
+/// the policy would not, so the initializer refuses it (it throws ``ClientFollowsRedirects``) before any request.
+/// Shut down your own client when you no longer need it (``sharedClient`` never is).
 public struct AsyncHTTPClientExecutor: APIExecutor {
     /// The client that sends requests.
     public let client: HTTPClient
+    /// Where cookies are kept, `nil` for none.
+    let cookies: CookieJar?
 
-    /// An executor over ``sharedClient``.
-    public init() {
+    /// An executor over ``sharedClient`` that keeps cookies in `cookies` (by default `HTTPCookieStorage.shared`, as
+    /// `URLSessionExecutor.shared` does), or keeps none when it is `nil`.
+    public init(cookies: HTTPCookieStorage? = .shared) {
         self.client = Self.sharedClient
+        self.cookies = cookies.map(CookieJar.init)
     }
 
-    /// An executor over `client`, which must not follow redirects itself (`redirectConfiguration:
-    /// .disallow`); see "The client" above.
-    public init(client: HTTPClient) {
+    /// An executor over `client`, which must not follow redirects itself (make it from ``clientConfiguration(_:)``),
+    /// keeping cookies in `cookies` as ``init(cookies:)`` does.
+    ///
+    /// - Throws: ``ClientFollowsRedirects`` when `client` follows redirects itself: it would take every request's
+    ///   credentials to whatever origin a server redirects to, before Courier's redirect policy could remove them.
+    public init(client: HTTPClient, cookies: HTTPCookieStorage? = .shared) throws {
+        guard !Self.followsRedirects(client) else { throw ClientFollowsRedirects() }
         self.client = client
+        self.cookies = cookies.map(CookieJar.init)
     }
 
-    /// The client ``init()`` uses: created on first use, on `HTTPClient.defaultEventLoopGroup` (the event
+    /// Whether `client` follows redirects itself. AsyncHTTPClient keeps a client's configuration internal, so it is
+    /// read by reflection (`configuration.redirectConfiguration.mode`); a client whose configuration cannot be read
+    /// that way counts as one that follows them: a refused client is a loud failure at start-up, a leaked
+    /// credential is not.
+    static func followsRedirects(_ client: HTTPClient) -> Bool {
+        guard let mode = Mirror(reflecting: client).descendant("configuration", "redirectConfiguration", "mode")
+        else { return true }
+        return "\(mode)" != "disallow"
+    }
+
+    /// The client ``init(cookies:)`` uses: created on first use, on `HTTPClient.defaultEventLoopGroup` (the event
     /// loops of `HTTPClient.shared`), with ``clientConfiguration(_:)`` of
     /// `HTTPClient.Configuration.singletonConfiguration`. It lives as long as the process and is never shut
     /// down.
@@ -77,17 +108,19 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         configuration: clientConfiguration()
     )
 
-    /// `configuration` with what this executor needs: redirects off (Courier follows them), and a refused
-    /// connection fails the call at once (`.cannotConnect`) instead of being retried until the deadline, as
-    /// with `URLSession`. A no-op tracer (what `InstrumentationSystem.tracer` is until a tracer is bootstrapped)
-    /// becomes no tracer: the spans would record nothing, and the client skips their per-request work; a real
-    /// tracer stays, and AsyncHTTPClient's spans are then children of ``TracingPlugin``'s. Use it when you
-    /// create a client for this executor.
+    /// `configuration` with what this executor needs: redirects off (Courier follows them); `gzip` and `deflate`
+    /// bodies decoded without a ratio limit (`maxResponseBytes` bounds the decoded bytes, as with `URLSession`);
+    /// and a refused connection fails the call at once (`.cannotConnect`) instead of being retried until the
+    /// deadline, as with `URLSession`. A no-op tracer (what `InstrumentationSystem.tracer` is until a tracer is
+    /// bootstrapped) becomes no tracer: the spans would record nothing, and the client skips their per-request
+    /// work; a real tracer stays, and AsyncHTTPClient's spans are then children of ``TracingPlugin``'s. Use it when
+    /// you create a client for this executor.
     public static func clientConfiguration(
         _ configuration: HTTPClient.Configuration = .singletonConfiguration
     ) -> HTTPClient.Configuration {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
+        configuration.decompression = .enabled(limit: .none)
         configuration.connectionPool.retryConnectionEstablishment = false
         // A no-op tracer records nothing, but AsyncHTTPClient would still start (and cast, and fill) a span for
         // every request: without one it skips that work. A real tracer stays.
@@ -102,21 +135,21 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
     /// its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
-        let call = AsyncHTTPClientCall(request: request, client: client)
+        let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies)
         return try await call.run()
     }
 }
 
-/// Why a call failed when the injected `HTTPClient` followed a redirect itself, bypassing Courier's
-/// redirect policy: create the client with `redirectConfiguration: .disallow` (or
-/// ``AsyncHTTPClientExecutor/clientConfiguration(_:)``).
+/// Why ``AsyncHTTPClientExecutor/init(client:cookies:)`` refused a client: it follows redirects itself, which would
+/// bypass Courier's redirect policy (and take credentials to another origin). Create the client from
+/// ``AsyncHTTPClientExecutor/clientConfiguration(_:)``, or with `redirectConfiguration: .disallow`.
 public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
     /// Creates the error.
     public init() {}
 
     /// A short English description with the fix.
     public var description: String {
-        "the HTTPClient followed a redirect itself; create it with redirectConfiguration: .disallow so that "
+        "the HTTPClient follows redirects itself; create it with redirectConfiguration: .disallow so that "
             + "Courier's redirect policy decides (AsyncHTTPClientExecutor.clientConfiguration(_:))"
     }
 }

@@ -24,8 +24,9 @@ import NIOConcurrencyHelpers
 /// ``Levels-swift.struct/failure`` (`error`). Each entry carries `courier.endpoint` (the method and path
 /// template, never the values), `http.request.method`, and after the call `courier.duration_ms` and either
 /// `http.response.status_code` or `error.type` (the ``Courier/APIError/Reason``). ``Courier/LoggingPlugin/Options``
-/// decide what the message shows (headers, bodies, cURL), redacted as everywhere in Courier. When the logger's
-/// level is above every level the plugin would use, the plugin formats nothing.
+/// decide what the message shows (headers, bodies, cURL), redacted as everywhere in Courier. A logger at `info`
+/// (swift-log's default) thus gets one entry per call, at `info`, `warning` or `error`; at `debug` the request line
+/// too. When the logger's level is above every level the plugin would use, the plugin formats nothing.
 public struct SwiftLogPlugin: APIPlugin {
     /// The level of each kind of entry.
     public struct Levels: Sendable {
@@ -51,8 +52,8 @@ public struct SwiftLogPlugin: APIPlugin {
             self.failure = failure
         }
 
-        /// The lowest of the levels.
-        var lowest: Logger.Level { min(request, success, unacceptableStatus, failure) }
+        /// The highest of the levels: a logger whose level is above it logs none of the entries.
+        var highest: Logger.Level { max(request, success, unacceptableStatus, failure) }
     }
 
     /// The logger entries go to.
@@ -71,7 +72,8 @@ public struct SwiftLogPlugin: APIPlugin {
 
     /// Logs the request, runs the rest of the chain, and logs the outcome.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        guard logger.logLevel <= levels.lowest else { return try await next(request) }
+        // A logger logs the entries at its level and above: at `info`, the outcome but not the request line.
+        guard logger.logLevel <= levels.highest else { return try await next(request) }
         let call = CallRecord(request: request)
         let logger = self.logger
         let levels = self.levels

@@ -158,46 +158,6 @@ extension HTTPHeaders {
     }
 }
 
-/// Stores the cookies of responses for the sessions ``URLSessionExecutor`` creates on Linux, where
-/// FoundationNetworking would parse every header line of every response for cookies (tens of thousands of
-/// instructions per line): the session's configuration accepts none (`httpCookieAcceptPolicy = .never`; cookies are
-/// still sent), and ``URLSessionCall`` hands this jar each response, whose `Set-Cookie` fields it parses once and
-/// stores as FoundationNetworking does (`HTTPCookie.cookies(withResponseHeaderFields:for:)`, then the storage's
-/// `setCookies(_:for:mainDocumentURL:)`, which applies the storage's own accept policy).
-final class CookieJar: Sendable {
-    /// The storage, behind the project's lock box: not every platform's SDK declares `HTTPCookieStorage`
-    /// `Sendable`, and the lock costs nothing beside parsing a `Set-Cookie` field.
-    private let storage: LockedBox<HTTPCookieStorage>
-
-    private init(_ storage: HTTPCookieStorage) {
-        self.storage = LockedBox(storage)
-    }
-
-    /// The configuration for a new session, and the jar that stores its cookies: a copy of `configuration` that
-    /// accepts no cookies itself, unless `configuration` accepts none already (or cannot be copied).
-    static func taking(_ configuration: URLSessionConfiguration) -> (URLSessionConfiguration, CookieJar?) {
-        guard configuration.httpCookieAcceptPolicy != .never,
-            let own = configuration.copy() as? URLSessionConfiguration
-        else { return (configuration, nil) }
-        own.httpCookieAcceptPolicy = .never
-        return (own, own.httpCookieStorage.map(CookieJar.init))
-    }
-
-    /// Stores the cookies that `response` sets, if any.
-    func store(from response: HTTPURLResponse) {
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            let setCookie =
-                response.storedHeaderFields.map { $0["Set-Cookie"] } ?? response.value(forHTTPHeaderField: "Set-Cookie")
-        #else
-            let setCookie = response.value(forHTTPHeaderField: "Set-Cookie")
-        #endif
-        guard let setCookie, let url = response.url else { return }
-        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": setCookie], for: url)
-        guard !cookies.isEmpty else { return }
-        storage.withLock { $0.setCookies(cookies, for: url, mainDocumentURL: nil) }
-    }
-}
-
 #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
     extension HTTPURLResponse {
         /// The header fields as FoundationNetworking stores them (`_allHeaderFields: [String: String]`), read

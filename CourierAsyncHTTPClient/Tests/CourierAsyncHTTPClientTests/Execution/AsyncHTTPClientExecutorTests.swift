@@ -72,21 +72,56 @@ struct AsyncHTTPClientExecutorTests {
         #expect(error?.reason == .transport(.connectionLost), "\(String(describing: error))")
     }
 
-    @Test("A client that follows redirects itself fails the call instead of bypassing the policy")
+    struct Hits: Decodable {
+        var hits: Int
+    }
+
+    @Test("A client that follows redirects is refused before a byte is sent: the other origin gets no request")
     func clientFollowingRedirects() async throws {
+        // GIVEN a client that follows redirects itself, and an endpoint on origin A that redirects to origin B
+        let servers = try Servers.required()
         var settings = HTTPClient.Configuration.singletonConfiguration
         settings.redirectConfiguration = .follow(max: 5, allowCycles: false)
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
-        let configuration = Self.configuration(
-            try Servers.required().httpbin, executor: AsyncHTTPClientExecutor(client: client))
+        let key = "leak-\(UUID().uuidString)"
+        let target = servers.faultServerOtherHost.appendingPathComponent("count").absoluteString + "?key=\(key)"
+        let redirect = GET<String>("/redirect", headers: ["X-API-Key": "k-1618", "X-Session": "s-1618"]) {
+            ["to": $0]
+        }
 
-        let error = await #expect(throws: APIError.self) {
-            try await GET<Void>("/redirect/1").request(using: configuration) as Data
+        // WHEN an executor is made over it and the endpoint is called
+        var refusal: (any Error)?
+        do {
+            let executor = try AsyncHTTPClientExecutor(client: client)
+            let configuration = APIConfiguration(baseURL: servers.faultServer, executor: executor)
+            _ = try await redirect.request(with: target, using: configuration) as Data
+        } catch {
+            refusal = error
         }
         try await client.shutdown()
 
-        #expect(error?.reason == .transport(.other))
-        #expect(error?.underlyingError is ClientFollowsRedirects)
+        // THEN the executor is refused, and origin B never received a request (so never saw the credentials)
+        #expect(refusal is ClientFollowsRedirects, "\(String(describing: refusal))")
+        let stats = Self.configuration(servers.faultServerOtherHost)
+        let hits: Hits = try await GET<String>("/count-stats") { ["key": $0] }.request(with: key, using: stats)
+        #expect(hits.hits == 0)
+    }
+
+    @Test(
+        "The initializer refuses HTTPClient.shared and a default client (both follow redirects), takes a client made from clientConfiguration"
+    )
+    func clientsRefusedOrTaken() async throws {
+        let plain = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
+        let disallowing = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: AsyncHTTPClientExecutor.clientConfiguration())
+
+        #expect(throws: ClientFollowsRedirects.self) { try AsyncHTTPClientExecutor(client: HTTPClient.shared) }
+        #expect(throws: ClientFollowsRedirects.self) { try AsyncHTTPClientExecutor(client: plain) }
+        #expect(throws: Never.self) { try AsyncHTTPClientExecutor(client: disallowing) }
+        #expect(throws: Never.self) { try AsyncHTTPClientExecutor(client: AsyncHTTPClientExecutor.sharedClient) }
+        try await plain.shutdown()
+        try await disallowing.shutdown()
     }
 
     @Test("A short deadline after long ones fires on time (one timer serves every call)")

@@ -22,7 +22,7 @@ struct ConformanceTests {
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: AsyncHTTPClientExecutor.clientConfiguration())
         let suite = ExecutorConformance(
-            executor: AsyncHTTPClientExecutor(client: client), servers: try Servers.required())
+            executor: try AsyncHTTPClientExecutor(client: client), servers: try Servers.required())
 
         let failures = await suite.run()
         try await client.shutdown()

@@ -81,6 +81,38 @@ struct SwiftLogPluginTests {
         #expect(entries.first?.message.contains("Authorization: ***") == true)
     }
 
+    @Test("At info a call is one entry: info, a warning for 4xx/5xx, an error with error.type for a failure")
+    func infoLevel() async throws {
+        let (logger, store) = RecordingLogHandler.logger(level: .info)
+        let ok = try Self.configuration(StubExecutor.json("{}"), .swiftLog(logger))
+        let serverError = try Self.configuration(StubExecutor(statusCode: 503), .swiftLog(logger))
+        let failing = try Self.configuration(
+            StubExecutor().stubEverything(with: .error(URLError(.timedOut))), .swiftLog(logger))
+
+        _ = try await Self.user.request(with: "octocat", using: ok) as Data
+        await #expect(throws: APIError.self) { try await Self.user.request(with: "down", using: serverError) as Data }
+        await #expect(throws: APIError.self) { try await Self.user.request(with: "slow", using: failing) as Data }
+
+        let entries = store.entries
+        #expect(entries.map(\.level) == [.info, .warning, .error])
+        try #require(entries.count == 3)
+        #expect(entries[0].message.hasPrefix("← 200 GET https://api.example.com/users/octocat ("))
+        #expect(entries[1].metadata["http.response.status_code"] == "503")
+        #expect(entries[2].metadata["error.type"] == "\(APIError.Reason.transport(.timedOut))")
+    }
+
+    @Test("At warning only 4xx/5xx responses and failures are logged")
+    func warningLevel() async throws {
+        let (logger, store) = RecordingLogHandler.logger(level: .warning)
+        let ok = try Self.configuration(StubExecutor.json("{}"), .swiftLog(logger))
+        let notFound = try Self.configuration(StubExecutor(statusCode: 404), .swiftLog(logger))
+
+        _ = try await Self.user.request(with: "octocat", using: ok) as Data
+        await #expect(throws: APIError.self) { try await Self.user.request(with: "nobody", using: notFound) as Data }
+
+        #expect(store.entries.map(\.level) == [.warning])
+    }
+
     @Test("With the logger's level above every level used, nothing is formatted or logged")
     func quietLogger() async throws {
         let (logger, store) = RecordingLogHandler.logger(level: .critical)

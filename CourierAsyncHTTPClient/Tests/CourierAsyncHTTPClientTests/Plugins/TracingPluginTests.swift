@@ -26,19 +26,19 @@ struct TracingPluginTests {
         }
     }
 
-    /// An executor whose client does no tracing of its own, so that the span on the wire is the plugin's.
-    static let executor = AsyncHTTPClientExecutor(
-        client: HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: {
-                var configuration = AsyncHTTPClientExecutor.clientConfiguration()
-                configuration.tracing.tracer = nil
-                return configuration
-            }()))
+    /// The client of the tests' executor: it does no tracing of its own, so the span on the wire is the plugin's.
+    static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: {
+            var configuration = AsyncHTTPClientExecutor.clientConfiguration()
+            configuration.tracing.tracer = nil
+            return configuration
+        }())
 
-    static func configuration(_ plugin: TracingPlugin, executor: any APIExecutor = executor) throws -> APIConfiguration
-    {
-        APIConfiguration(baseURL: try Servers.required().httpbin, executor: executor, plugins: [plugin])
+    static func configuration(_ plugin: TracingPlugin, executor: (any APIExecutor)? = nil) throws -> APIConfiguration {
+        APIConfiguration(
+            baseURL: try Servers.required().httpbin, executor: try executor ?? AsyncHTTPClientExecutor(client: client),
+            plugins: [plugin])
     }
 
     @Test("A call gets a client span named after the endpoint, and the server gets its traceparent")
