@@ -153,3 +153,12 @@ public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
             + "Courier's redirect policy decides (AsyncHTTPClientExecutor.clientConfiguration(_:))"
     }
 }
+
+@_spi(ExecutorSupport)
+extension AsyncHTTPClientExecutor: CookieSendingExecutor {
+    /// The `Cookie` field the executor adds to a request for `url` from its cookie storage, if any: the response
+    /// cache keys on it.
+    public func cookieField(for url: URL) -> String? {
+        cookies?.cookieField(for: url)
+    }
+}

@@ -159,7 +159,8 @@ public final class ResponseCache: Sendable {
         let uses = policy.methods.contains(request.method) && (mode != .networkOnly || !policy.write.isEmpty)
         guard uses || policy.deduplicatesInFlightRequests,
             let (key, hasCredentials) = HTTPCaching.key(
-                for: request, policy: policy, cookies: (executor as? URLSessionExecutor)?.cookieField(for: request.url))
+                for: request, policy: policy,
+                cookies: (executor as? any CookieSendingExecutor)?.cookieField(for: request.url))
         else {
             if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
             return try await executor.execute(request)

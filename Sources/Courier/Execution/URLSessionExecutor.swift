@@ -87,16 +87,6 @@ public struct URLSessionExecutor: APIExecutor {
         reportsEvents ? .all : [.fileBodies, .streamedBodies]
     }
 
-    /// The `Cookie` field the session adds to a request for `url` from its cookie storage, if any: a credential
-    /// the cache keys on (the cache sits before the executor and does not see the field otherwise).
-    func cookieField(for url: URL) -> String? {
-        let configuration = session.configuration
-        guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
-            let cookies = storage.cookies(for: url), !cookies.isEmpty
-        else { return nil }
-        return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
-    }
-
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
     public static let shared = URLSessionExecutor()
 
@@ -269,3 +259,16 @@ extension HTTPHeaders {
         }
     }
 #endif
+
+@_spi(ExecutorSupport)
+extension URLSessionExecutor: CookieSendingExecutor {
+    /// The `Cookie` field the session adds to a request for `url` from its cookie storage, if any: a credential
+    /// the cache keys on (the cache sits before the executor and does not see the field otherwise).
+    public func cookieField(for url: URL) -> String? {
+        let configuration = session.configuration
+        guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
+            let cookies = storage.cookies(for: url), !cookies.isEmpty
+        else { return nil }
+        return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+}
