@@ -203,8 +203,10 @@ struct Download {
     var record: URL { partial.appendingPathExtension("resume") }
 
     func run(resume: Bool, configuration: APIConfiguration) async throws(APIError) -> APIResponse {
-        // Checked here, so that an executor that lacks a feature is named, not the stage below.
-        try configuration.executor.checkSupport(for: request)
+        // Checked here, so that an executor that lacks a feature is named, not the stage that wraps it below.
+        var needs = request
+        needs.responseDelivery = .file(partial)
+        try configuration.executor.checkSupport(for: needs)
         var configuration = configuration
         configuration.executor = ResumingStage(base: configuration.executor, download: self)
         let offset = resume ? resumableBytes() : 0
