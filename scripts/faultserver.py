@@ -31,8 +31,16 @@ Routes (any method; parameters in the query string):
                                spelled by the client, repeated ones joined with ", ")
   /redirect?to=URL&status=302  that 3xx status with `Location: URL` (absolute or relative)
   /redirect-loop               302 to itself, forever
-  /slow-body?bytes=60&interval=1
-                               Content-Length: bytes, then one byte every interval s
+  /slow-body?bytes=60&interval=1&stall=-1
+                               Content-Length: bytes, then one byte every interval s; with
+                               stall=K, nothing more after K bytes (until the client leaves)
+  /ranged?bytes=N&cut=K&key=KEY
+                               N bytes (byte i is i % 251) with `ETag: "ranged-N"` and
+                               Accept-Ranges; answers If-None-Match with that ETag with a 304,
+                               and `Range: bytes=a-` (If-Range, when sent, must match) with a
+                               206. With cut and key, the first request counted under KEY
+                               gets K bytes of its body, then a clean close (FIN, no reset);
+                               /count-stats?key=ranged:KEY lists the Range header of each request
   /endless-chunked?interval=1  chunked, a small chunk every interval s, never ends
                                (stops when the client disconnects)
   /slow-headers?delay=10       sends nothing for delay s, then a small 200
@@ -456,6 +464,57 @@ def route_count(conn, query):
     respond(conn, 200, json_body({"key": key, "hits": hits, "uuid": os.urandom(16).hex()}))
 
 
+def ranged_bytes(start, end):
+    """Bytes start..<end of /ranged's body, where byte i is i % 251, in pieces of about 64 KiB."""
+    pattern = bytes(range(251)) * (65536 // 251 + 2)
+    position = start
+    while position < end:
+        offset = position % 251
+        piece = pattern[offset : offset + min(65536, end - position)]
+        yield piece
+        position += len(piece)
+
+
+def route_ranged(conn, query, headers):
+    total = number(query, "bytes", 1024, maximum=MAX_MB * MIB)
+    cut = number(query, "cut", -1, minimum=-1)
+    key = (query.get("key") or [""])[0]
+    etag = '"ranged-%d"' % total
+    fields = {name.lower(): value for name, value in headers}
+    hits = 0
+    if key:
+        with COUNTS_LOCK:
+            counts = COUNTS.setdefault("ranged:" + key, {"hits": 0, "gone": 0, "ranges": []})
+            counts["hits"] += 1
+            counts["ranges"].append(fields.get("range", ""))
+            hits = counts["hits"]
+    common = [("ETag", etag), ("Accept-Ranges", "bytes")]
+    if fields.get("if-none-match") == etag:
+        conn.send(head(304, common))
+        return
+    start = 0
+    requested = fields.get("range", "")
+    if requested.startswith("bytes=") and requested.endswith("-") and fields.get("if-range", etag) == etag:
+        try:
+            start = int(requested[len("bytes=") : -1])
+        except ValueError:
+            start = 0
+        if start >= total:
+            return respond(conn, 416, json_body({"error": "range"}), extra=[("Content-Range", "bytes */%d" % total)])
+    if start > 0:
+        status = 206
+        fields_out = common + [("Content-Range", "bytes %d-%d/%d" % (start, total - 1, total))]
+    else:
+        status = 200
+        fields_out = list(common)
+    fields_out += [("Content-Type", "application/octet-stream"), ("Content-Length", str(total - start))]
+    conn.send(head(status, fields_out))
+    limit = total if not (key and cut >= 0 and hits == 1) else min(total, start + cut)
+    for piece in ranged_bytes(start, limit):
+        conn.send(piece)
+    # A cut body ends here: the caller's finally shuts the socket down cleanly (FIN).
+
+
 def route(conn, method, target, headers, body):
     parsed = urllib.parse.urlsplit(target)
     path = parsed.path
@@ -471,7 +530,10 @@ def route(conn, method, target, headers, body):
         key = (query.get("key") or [""])[0]
         with COUNTS_LOCK:
             counts = dict(COUNTS.get(key, {"hits": 0, "gone": 0}))
-        return respond(conn, 200, json_body({"key": key, "hits": counts["hits"], "gone": counts["gone"]}))
+        answer = {"key": key, "hits": counts["hits"], "gone": counts["gone"]}
+        if "ranges" in counts:
+            answer["ranges"] = list(counts["ranges"])
+        return respond(conn, 200, json_body(answer))
 
     if path == "/redirect":
         to = (query.get("to") or [""])[0]
@@ -486,11 +548,17 @@ def route(conn, method, target, headers, body):
     if path == "/slow-body":
         total = number(query, "bytes", 60, maximum=10 * MIB)
         interval = number(query, "interval", 1.0, kind=float, maximum=3600)
+        stall = number(query, "stall", -1, minimum=-1)
         conn.send(head(200, [("Content-Type", "text/plain"), ("Content-Length", str(total))]))
-        for _ in range(total):
+        for index in range(total):
+            if index == stall:
+                conn.wait(3600)
             conn.wait(interval)
             conn.send(b".")
         return
+
+    if path == "/ranged":
+        return route_ranged(conn, query, headers)
 
     if path == "/endless-chunked":
         interval = number(query, "interval", 1.0, kind=float, maximum=3600)

@@ -297,9 +297,12 @@ extension ExecutorConformance.Context {
         } else {
             fail("could not bind a local port to refuse connections")
         }
-        // 10 of 100 bytes, then close: never a success. (URLSession reports it as .other, AsyncHTTPClient as
-        // .connectionLost.)
-        await expectPromptTransportError(Call(base: servers.faultServer, target: "/truncated", timeout: .seconds(5)))
+        // 10 of 100 bytes, then a clean close: never a success, and a lost connection like a reset (retryable).
+        if let error = await error(Call(base: servers.faultServer, target: "/truncated", timeout: .seconds(5))) {
+            expect(
+                error.reason == .transport(.connectionLost),
+                "a body cut short by a clean close: \(error.reason), expected connectionLost")
+        }
         await expectPromptTransportError(
             Call(base: servers.faultServer, target: "/garbage-status", timeout: .seconds(5)))
     }

@@ -129,7 +129,8 @@ public struct ExecutorConformance: Sendable {
         case streamedResponse
         /// A download writes the whole body to its destination; a `404` fails and leaves a file under the final
         /// name as it was; a file delivery resumed at an offset appends a `206` and is replaced by a `200`; a
-        /// download cancelled midway keeps its partial file and resumes with `Range`.
+        /// download cancelled midway keeps its partial file and resumes with `Range`; one cut short by a clean
+        /// close is retried by the retry plugin and resumes after the bytes it wrote.
         case downloadToFile
         /// Progress of a download, a stream and a file upload reaches the byte counts and their totals, and ends
         /// when the call ends.

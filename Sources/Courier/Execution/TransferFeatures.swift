@@ -16,7 +16,7 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:willWrite:)``), appending to the first
+    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:idleTimeout:willWrite:)``), appending to the first
     /// bytes when the server answers `206` to a resumed download.
     public static let fileResponses = TransferFeatures(rawValue: 1 << 0)
     /// Hands a response body over as it arrives (``ResponseDelivery/stream(idleTimeout:)``).
@@ -72,7 +72,7 @@ public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvert
 public struct ResponseDelivery: Sendable {
     enum Kind: Sendable, Hashable {
         case memory
-        case file(URL, offset: Int64)
+        case file(URL, offset: Int64, idleTimeout: Duration?)
         case stream(idleTimeout: Duration)
     }
 
@@ -95,12 +95,17 @@ public struct ResponseDelivery: Sendable {
     /// bytes; any other `2xx` replaces the whole file. Not bounded by ``APIRequest/maxResponseBytes``: the
     /// disk is the limit, and memory stays bounded by one chunk.
     ///
+    /// With `idleTimeout`, the request's ``APIRequest/timeout`` bounds the wait for the response head only;
+    /// after it the transfer fails with ``APIError/TransportProblem/timedOut`` when no byte arrives for
+    /// `idleTimeout`, however long the whole body takes. Without it, the timeout is a deadline for the whole call.
+    ///
     /// The executor calls `willWrite` with the response (status and headers, no body) before it writes the
     /// first byte: `$endpoint.download(with:to:)` records the validator it needs to resume there.
     public static func file(
-        _ url: URL, resumingAt offset: Int64 = 0, willWrite: (@Sendable (APIResponse) -> Void)? = nil
+        _ url: URL, resumingAt offset: Int64 = 0, idleTimeout: Duration? = nil,
+        willWrite: (@Sendable (APIResponse) -> Void)? = nil
     ) -> ResponseDelivery {
-        ResponseDelivery(kind: .file(url, offset: max(0, offset)), willWrite: willWrite)
+        ResponseDelivery(kind: .file(url, offset: max(0, offset), idleTimeout: idleTimeout), willWrite: willWrite)
     }
 
     /// The body is handed over as it arrives, as a ``ResponseStream``; the call fails with
@@ -113,15 +118,15 @@ public struct ResponseDelivery: Sendable {
         ResponseDelivery(kind: .stream(idleTimeout: idleTimeout))
     }
 
-    /// The file the body goes to, for ``file(_:resumingAt:willWrite:)``.
+    /// The file the body goes to, for ``file(_:resumingAt:idleTimeout:willWrite:)``.
     public var fileURL: URL? {
-        if case .file(let url, _) = kind { return url }
+        if case .file(let url, _, _) = kind { return url }
         return nil
     }
 
     /// Where a resumed download starts (0 otherwise).
     public var resumeOffset: Int64 {
-        if case .file(_, let offset) = kind { return offset }
+        if case .file(_, let offset, _) = kind { return offset }
         return 0
     }
 
@@ -131,10 +136,14 @@ public struct ResponseDelivery: Sendable {
         return false
     }
 
-    /// The longest wait between two chunks of a stream.
+    /// The longest wait between two chunks of a stream, or of a file download that has an idle timeout instead
+    /// of a deadline; `nil` when the request's ``APIRequest/timeout`` is a deadline for the whole call.
     public var idleTimeout: Duration? {
-        if case .stream(let timeout) = kind { return timeout }
-        return nil
+        switch kind {
+        case .stream(let timeout): timeout
+        case .file(_, _, let timeout): timeout
+        case .memory: nil
+        }
     }
 }
 

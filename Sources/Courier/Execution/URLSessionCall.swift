@@ -46,6 +46,10 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var declinedChallenge: HTTPURLResponse?
         /// The response whose head the session reported (reading `task.response` at the end costs a queue hop).
         var response: HTTPURLResponse?
+        /// A download's idle timeout, once its head arrived: the deadline gave way to it.
+        var idle: Duration?
+        /// When the last bytes of such a download arrived, in uptime nanoseconds.
+        var lastBytes: UInt64 = 0
     }
 
     private let request: APIRequest
@@ -129,9 +133,16 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                     underlyingError: error)))
     }
 
-    /// The call's deadline passed.
+    /// The call's deadline passed, or a download's idle timeout: then the call goes on while bytes came within it.
     func deadlinePassed() {
-        stop(.timedOut)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let wait = state.withLock { state -> Duration? in
+            guard let idle = state.idle else { return nil }
+            let quiet = Duration.nanoseconds(Int64(clamping: now &- state.lastBytes))
+            return quiet < idle ? idle - quiet : nil
+        }
+        guard let wait else { return stop(.timedOut) }
+        DeadlineClock.shared.add(self, timeout: wait)
     }
 
     /// Ends the call with `reason` unless it already ended: resumes the caller at once, then cancels the task.
@@ -194,14 +205,16 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// `response` is the completion handler's; without one (the session reports events), the response is the one
     /// whose head was reported, else the task's.
     private func complete(data: Data?, response: URLResponse?, task: URLSessionTask? = nil, error: (any Error)?) {
-        let ended = state.withLock {
-            state -> (CheckedContinuation<Outcome, any Error>?, Data, HTTPURLResponse?, Sink, HTTPURLResponse?) in
+        let ended = state.withLock { state in
             let sink = state.sink
             state.sink = .memory
             let reported = state.response
             state.response = nil
             guard !state.finished, let continuation = state.continuation else {
-                return (nil, Data(), nil, sink, reported)
+                return (
+                    CheckedContinuation<Outcome, any Error>?.none, Data(), HTTPURLResponse?.none, sink, reported,
+                    state.received, state.expected
+                )
             }
             state.finished = true
             defer {
@@ -209,10 +222,14 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                 state.continuation = nil
                 state.body = Data()
             }
-            return (continuation, data ?? state.body, state.declinedChallenge, sink, reported)
+            return (
+                continuation, data ?? state.body, state.declinedChallenge, sink, reported, state.received,
+                state.expected
+            )
         }
-        let (continuation, body, declined, sink, reported) = ended
+        let (continuation, body, declined, sink, reported, received, expected) = ended
         let response = response ?? reported ?? task?.response
+        let error = Self.lostConnection(error, response: response, received: received, expected: expected)
         // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
         if let cookies, let last = declined ?? (response as? HTTPURLResponse),
             declined != nil || (300..<400).contains(last.statusCode)
@@ -245,6 +262,19 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                     (.data($0.0), $0.1)
                 })
         }
+    }
+
+    /// A transfer that failed before its body reached the declared length lost its connection, whatever the
+    /// session calls it: FoundationNetworking reports a clean close mid-body (libcurl's "partial file") as an
+    /// unknown error (-1), where a reset is `networkConnectionLost`. Both are the same fault for a caller (a retry
+    /// may succeed, a download may resume).
+    private static func lostConnection(
+        _ error: (any Error)?, response: URLResponse?, received: Int, expected: Int64?
+    ) -> (any Error)? {
+        guard let urlError = error as? URLError, urlError.code == .unknown, let http = response as? HTTPURLResponse,
+            let length = expected ?? declaredLength(of: http), Int64(received) < length
+        else { return error }
+        return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
     }
 
     private func outcome(
@@ -288,7 +318,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         if (200..<300).contains(http.statusCode) {
             switch request.responseDelivery.kind {
             case .memory: break
-            case .file(let url, let offset):
+            case .file(let url, let offset, _):
                 return completionHandler(
                     startFile(url, resumingAt: offset, response: http, length: Self.declaredLength(of: http)))
             case .stream:
@@ -349,11 +379,18 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                     statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url, request: request
                 ))
             let expected = length.map { $0 + start }
+            let idle = request.responseDelivery.idleTimeout
             state.withLock { state in
                 state.sink = .file(handle, url)
                 state.received = Int(start)
                 state.expected = expected
+                if let idle {
+                    state.idle = idle
+                    state.lastBytes = DispatchTime.now().uptimeNanoseconds
+                }
             }
+            // With an idle timeout the head ends the deadline; the idle timeout takes over.
+            if let idle { DeadlineClock.shared.add(self, timeout: idle) }
             request.progress?.reportReceived(start, expected: expected)
             return .allow
         } catch {
@@ -393,6 +430,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             state.received += data.count
             switch state.sink {
             case .file, .stream:
+                if state.idle != nil { state.lastBytes = DispatchTime.now().uptimeNanoseconds }
                 return (state.sink, false, state.received, state.expected)
             case .memory:
                 guard !state.finished else { return (nil, false, 0, nil) }

@@ -19,30 +19,48 @@ extension API {
     /// - **No half file under the final name.** The body goes to a hidden partial file next to `destination`
     ///   (`.<name>.courier-partial`) and is moved into place only when the call succeeds, replacing any file
     ///   there. A failed, cancelled or timed-out download leaves `destination` as it was.
-    /// - **Resume.** When a partial file from an earlier attempt exists and its response named a validator
-    ///   (a strong `ETag`, else `Last-Modified`), the call asks for the rest (`Range: bytes=<size>-` with
-    ///   `If-Range`). A `206` continues the file; a `200` (the resource changed, or the server ignores ranges)
-    ///   starts it again from the first byte; a `416` discards the partial file and downloads afresh once.
-    ///   Pass `resume: false` to always start afresh.
-    /// - **Status and errors as for every call.** Only a `2xx` body is written to disk; any other status fails
-    ///   with ``APIError/Reason/unacceptableStatus(_:)`` carrying its body (read into memory, bounded by
-    ///   ``APIRequest/maxResponseBytes``). The request's ``APIRequest/timeout`` is a deadline for the whole
-    ///   download: give long downloads a long timeout. The file is not bounded by `maxResponseBytes`.
+    /// - **Only a `2xx` body is written.** An accepted `304 Not Modified` (a conditional download with
+    ///   `If-None-Match`) or any other accepted status that is not `2xx` leaves `destination` exactly as it was;
+    ///   the returned response then holds its own (usually empty) body in memory.
+    /// - **Resume.** When a partial file from an earlier attempt of the same download exists and its response
+    ///   named a validator (a strong `ETag`, else `Last-Modified`), the call asks for the rest
+    ///   (`Range: bytes=<size>-` with `If-Range`). A `206` continues the file; a `200` (the resource changed, or
+    ///   the server ignores ranges) starts it again from the first byte; a `416` discards the partial file and
+    ///   downloads afresh once. A retry of the call (``RetryPlugin``) resumes the same way. The same download
+    ///   means the same `destination` and the same URL, or the same `resumeKey` whatever the URL (a presigned
+    ///   URL changes its signature on every call). Its resume record (`.<name>.courier-partial.resume`) sits
+    ///   beside the partial file; ``discardPartialDownload(to:)`` removes both. Pass `resume: false` to always
+    ///   start afresh.
+    /// - **Status and errors as for every call.** Any status the endpoint does not accept fails with
+    ///   ``APIError/Reason/unacceptableStatus(_:)`` carrying its body (read into memory, bounded by
+    ///   ``APIRequest/maxResponseBytes``). A body that ends before its `Content-Length` is
+    ///   ``APIError/TransportProblem/connectionLost`` (retryable, and resumable). The file is not bounded by
+    ///   `maxResponseBytes`.
+    /// - **A deadline, or an idle timeout.** By default the request's ``APIRequest/timeout`` is a deadline for
+    ///   the whole download. With `idleTimeout`, the timeout bounds the wait for the response head only; after
+    ///   it the download runs as long as bytes keep coming, and fails when none arrive for `idleTimeout`. Either
+    ///   way it fails with ``APIError/TransportProblem/timedOut``.
     ///
     /// - Parameters:
     ///   - parameter: The call's parameter.
     ///   - destination: A file URL in an existing folder; anything else fails before any I/O with
     ///     ``APIError/RequestProblem/unwritableDestination``.
     ///   - resume: Whether to continue a partial file from an earlier attempt.
+    ///   - resumeKey: What identifies the download for a resume instead of its URL (a presigned URL's object
+    ///     key, say); `nil` for the URL.
+    ///   - idleTimeout: The longest wait for the next bytes of the body, instead of a deadline for the whole
+    ///     download; `nil` for the deadline.
     ///   - progress: Where bytes received are reported while the call runs; it ends when the call ends.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
-    /// - Returns: The response, whose body is ``ResponseBody/file(_:)`` at `destination`.
+    /// - Returns: The response, whose body is ``ResponseBody/file(_:)`` at `destination` for a `2xx`.
     /// - Throws: ``APIError``.
     @discardableResult
     public func download(
         with parameter: Parameter,
         to destination: URL,
         resume: Bool = true,
+        resumeKey: String? = nil,
+        idleTimeout: Duration? = nil,
         progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> APIResponse {
@@ -51,8 +69,18 @@ extension API {
         var request = try makeRequest(with: parameter, using: configuration)
         request.progress = progress
         try Download.check(destination, for: request)
-        return try await Download(request: request, destination: destination)
-            .run(resume: resume, configuration: configuration)
+        return try await Download(
+            request: request, destination: destination, identity: resumeKey.map { "key \($0)" },
+            idleTimeout: idleTimeout
+        )
+        .run(resume: resume, configuration: configuration)
+    }
+
+    /// Removes the partial file and resume record that an unfinished download to `destination` left beside it,
+    /// so that the next download to `destination` starts afresh. Does nothing when there are none; never
+    /// touches `destination` itself.
+    public func discardPartialDownload(to destination: URL) {
+        Download.removeLeftovers(for: destination)
     }
 
     /// Calls the endpoint with `parameter` and returns its body as a ``ResponseStream`` as soon as the
@@ -107,16 +135,20 @@ extension API {
 
 extension API where Parameter == Void {
     /// Calls the endpoint and writes the response body to `destination`; see
-    /// ``download(with:to:resume:progress:using:)``.
+    /// ``download(with:to:resume:resumeKey:idleTimeout:progress:using:)``.
     /// - Throws: ``APIError``.
     @discardableResult
     public func download(
         to destination: URL,
         resume: Bool = true,
+        resumeKey: String? = nil,
+        idleTimeout: Duration? = nil,
         progress: TransferProgress? = nil,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> APIResponse {
-        try await download(with: (), to: destination, resume: resume, progress: progress, using: configuration)
+        try await download(
+            with: (), to: destination, resume: resume, resumeKey: resumeKey, idleTimeout: idleTimeout,
+            progress: progress, using: configuration)
     }
 
     /// Calls the endpoint and returns its body as a stream; see ``stream(with:idleTimeout:progress:using:)``.
@@ -134,9 +166,21 @@ extension API where Parameter == Void {
 struct Download {
     let request: APIRequest
     let destination: URL
+    /// What the resume record names the download by: the caller's key (`key <key>`), else the URL.
+    let identity: String
+    let idleTimeout: Duration?
+
+    init(request: APIRequest, destination: URL, identity: String? = nil, idleTimeout: Duration? = nil) {
+        self.request = request
+        self.destination = destination
+        self.identity = identity ?? request.url.absoluteString
+        self.idleTimeout = idleTimeout
+    }
 
     /// The partial file, hidden beside the destination so that the final move is a rename.
-    var partial: URL {
+    var partial: URL { Self.partial(for: destination) }
+
+    static func partial(for destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(
             ".\(destination.lastPathComponent).courier-partial")
     }
@@ -155,10 +199,16 @@ struct Download {
         }
     }
 
-    /// What a later attempt needs to resume: the URL and the validator, one per line.
+    /// What a later attempt needs to resume: the identity and the validator, one per line.
     var record: URL { partial.appendingPathExtension("resume") }
 
     func run(resume: Bool, configuration: APIConfiguration) async throws(APIError) -> APIResponse {
+        // Checked here, so that an executor that lacks a feature is named, not the stage that wraps it below.
+        var needs = request
+        needs.responseDelivery = .file(partial)
+        try configuration.executor.checkSupport(for: needs)
+        var configuration = configuration
+        configuration.executor = ResumingStage(base: configuration.executor, download: self)
         let offset = resume ? resumableBytes() : 0
         do {
             return try await attempt(from: offset, configuration: configuration)
@@ -170,24 +220,19 @@ struct Download {
 
     private func attempt(from offset: Int64, configuration: APIConfiguration) async throws(APIError) -> APIResponse {
         var request = request
-        let record = record
-        let target = request.url.absoluteString
-        if offset > 0, let validator = try? String(contentsOf: record, encoding: .utf8).split(separator: "\n").last {
+        var start: Int64 = 0
+        if offset > 0, let validator = validator() {
             request.headers["Range"] = "bytes=\(offset)-"
-            request.headers["If-Range"] = String(validator)
+            request.headers["If-Range"] = validator
+            start = offset
         } else {
-            removeLeftovers()
+            Self.removeLeftovers(for: destination)
         }
-        request.responseDelivery = .file(partial, resumingAt: offset) { response in
-            // Resumable only with a strong validator; without one a later attempt starts afresh.
-            let etag = response.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 }
-            if let validator = etag ?? response.headers["Last-Modified"] {
-                try? Data("\(target)\n\(validator)".utf8).write(to: record, options: .atomic)
-            } else {
-                try? FileManager.default.removeItem(at: record)
-            }
-        }
+        request.responseDelivery = delivery(resumingAt: start)
         let response = try await CallExecution.execute(request, configuration: configuration)
+        // Only a 2xx body is the resource: a 304 (the caller's copy is current) or another accepted status
+        // leaves the destination as it was.
+        guard (200..<300).contains(response.statusCode) else { return response }
         guard let file = response.body.fileURL else {
             // An executor or plugin answered from memory (a stub, a cache): write that body.
             return try finish(response, writing: response.data)
@@ -195,19 +240,43 @@ struct Download {
         return try finish(response, from: file)
     }
 
+    /// The delivery of one attempt: to the partial file after its first `offset` bytes, recording the
+    /// validator a later attempt needs.
+    func delivery(resumingAt offset: Int64) -> ResponseDelivery {
+        let record = record
+        let identity = identity
+        return .file(partial, resumingAt: offset, idleTimeout: idleTimeout) { response in
+            // Resumable only with a strong validator; without one a later attempt starts afresh.
+            let etag = response.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 }
+            if let validator = etag ?? response.headers["Last-Modified"] {
+                try? Data("\(identity)\n\(validator)".utf8).write(to: record, options: .atomic)
+            } else {
+                try? FileManager.default.removeItem(at: record)
+            }
+        }
+    }
+
+    /// The validator recorded for this download, if its record names it.
+    func validator() -> String? {
+        guard let text = try? String(contentsOf: record, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", maxSplits: 1)
+        guard lines.count == 2, lines[0] == identity else { return nil }
+        return String(lines[1])
+    }
+
     /// How many bytes of an earlier attempt can be resumed (0 when there is no usable partial file).
-    private func resumableBytes() -> Int64 {
-        guard let text = try? String(contentsOf: record, encoding: .utf8),
-            text.split(separator: "\n").first.map(String.init) == request.url.absoluteString,
+    func resumableBytes() -> Int64 {
+        guard validator() != nil,
             let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path),
             let size = (attributes[.size] as? NSNumber)?.int64Value
         else { return 0 }
         return size
     }
 
-    private func removeLeftovers() {
+    static func removeLeftovers(for destination: URL) {
+        let partial = partial(for: destination)
         try? FileManager.default.removeItem(at: partial)
-        try? FileManager.default.removeItem(at: record)
+        try? FileManager.default.removeItem(at: partial.appendingPathExtension("resume"))
     }
 
     private func finish(_ response: APIResponse, writing data: Data) throws(APIError) -> APIResponse {
@@ -231,5 +300,27 @@ struct Download {
         var response = response
         response.body = .file(destination)
         return response
+    }
+}
+
+/// The stage under the plugins of a download: an attempt after the first (a retry) continues the partial file
+/// the attempts before it wrote, instead of starting it again.
+private struct ResumingStage: APIExecutor {
+    let base: any APIExecutor
+    let download: Download
+
+    var supportedTransfers: TransferFeatures { base.supportedTransfers }
+
+    func execute(_ request: APIRequest) async throws -> APIResponse {
+        var request = request
+        let bytes = download.resumableBytes()
+        if request.responseDelivery.fileURL == download.partial, bytes > request.responseDelivery.resumeOffset,
+            let validator = download.validator()
+        {
+            request.headers["Range"] = "bytes=\(bytes)-"
+            request.headers["If-Range"] = validator
+            request.responseDelivery = download.delivery(resumingAt: bytes)
+        }
+        return try await base.execute(request)
     }
 }

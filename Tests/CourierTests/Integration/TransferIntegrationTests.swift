@@ -296,6 +296,7 @@ struct DownloadIntegrationTests {
 
         #expect(error?.reason == .transport(.unsupportedByExecutor))
         #expect((error?.underlyingError as? ExecutorLimitation)?.missing == [.fileResponses])
+        #expect((error?.underlyingError as? ExecutorLimitation)?.executor == "InMemoryOnly")
         #expect(executor.calls.withLock { $0 } == 0)
     }
 }

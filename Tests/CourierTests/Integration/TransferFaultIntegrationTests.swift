@@ -1,0 +1,223 @@
+import Courier
+import Foundation
+import Testing
+
+/// Downloads against the fault server's misbehaving routes (`scripts/faultserver.py`): `/ranged` (an ETag, `304`
+/// to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under a key) and `/slow-body`
+/// (a steady drip, or a stall).
+@Suite("Integration: download faults", .faultServer, .timeLimit(.minutes(2)))
+struct TransferFaultIntegrationTests {
+    static let size = 256 * 1024
+    static let cut = 100_000
+
+    /// The bytes of `/ranged?bytes=n`: byte i is i % 251.
+    static func rangedBytes(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8($0 % 251) })
+    }
+
+    /// A `/ranged` endpoint whose first request under `key` is cut after ``cut`` bytes by a clean close.
+    static func cutOnce(key: String, signature: Int = 1, tags: APITags = []) -> GET<Void> {
+        GET<Void>("/ranged?bytes=\(size)&cut=\(cut)&key=\(key)&sig=\(signature)", tags: tags)
+    }
+
+    /// The `Range` header of each request the fault server counted under `key` on `/ranged`.
+    static func ranges(key: String, using configuration: APIConfiguration) async throws -> [String] {
+        struct Stats: Decodable { let ranges: [String]? }
+        let stats: Stats = try await GET<Void>("/count-stats?key=ranged:\(key)").request(using: configuration)
+        return stats.ranges ?? []
+    }
+
+    // MARK: - 304 (issue 21 item 5)
+
+    @Test("A 304 to a conditional download (If-None-Match) leaves the existing file exactly as it was")
+    func notModifiedKeepsFile() async throws {
+        // GIVEN a file downloaded earlier, and an endpoint that accepts 304
+        let configuration = try FaultServer.configuration()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("data.bin")
+        let earlier = Data("the copy downloaded earlier".utf8)
+        try earlier.write(to: destination)
+        let acceptsNotModified = AcceptableStatusCodes([200..<300, 304..<305])
+        let conditional = GET<Void>(
+            "/ranged?bytes=4096", headers: ["If-None-Match": "\"ranged-4096\""],
+            acceptableStatusCodes: acceptsNotModified)
+
+        // WHEN the server answers 304
+        let response = try await conditional.download(to: destination, using: configuration)
+
+        // THEN the file holds the same bytes, and nothing else was left beside it
+        #expect(response.statusCode == 304)
+        #expect(try Data(contentsOf: destination) == earlier)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["data.bin"])
+
+        // AND a 200 (the ETag no longer matches) still replaces it
+        let changed = GET<Void>(
+            "/ranged?bytes=4096", headers: ["If-None-Match": "\"other\""], acceptableStatusCodes: acceptsNotModified)
+        let fresh = try await changed.download(to: destination, using: configuration)
+        #expect(fresh.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == Self.rangedBytes(4096))
+    }
+
+    // MARK: - A clean close before Content-Length (issue 21 item 6)
+
+    @Test("A body cut by a clean close (FIN before Content-Length) is .connectionLost, and the next call resumes")
+    func cleanCloseIsConnectionLost() async throws {
+        let configuration = try FaultServer.configuration()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("cut.bin")
+        let key = UUID().uuidString
+        let endpoint = Self.cutOnce(key: key)
+
+        // WHEN the first attempt is cut short
+        let error = await #expect(throws: APIError.self) {
+            try await endpoint.download(to: destination, using: configuration)
+        }
+
+        // THEN it failed like a reset connection, left no file under the final name, and the next call resumes
+        #expect(error?.reason == .transport(.connectionLost), "got \(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        let response = try await endpoint.download(to: destination, using: configuration)
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
+        #expect(try await Self.ranges(key: key, using: configuration) == ["", "bytes=\(Self.cut)-"])
+    }
+
+    @Test("Under the retry plugin a download cut by a clean close is retried, resuming where it stopped")
+    func cleanCloseRetried() async throws {
+        let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(50), jitter: 0)
+        let configuration = try FaultServer.configuration(plugins: [.retry(retry)])
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("cut.bin")
+        let key = UUID().uuidString
+
+        let response = try await Self.cutOnce(key: key).download(to: destination, using: configuration)
+
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
+        #expect(try await Self.ranges(key: key, using: configuration) == ["", "bytes=\(Self.cut)-"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["cut.bin"])
+    }
+
+    @Test("Under the retry plugin an in-memory call cut by a clean close is retried and completes")
+    func cleanCloseRetriedInMemory() async throws {
+        let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(50), jitter: 0)
+        let configuration = try FaultServer.configuration(plugins: [.retry(retry)])
+        let key = UUID().uuidString
+
+        let data: Data = try await Self.cutOnce(key: key).request(using: configuration)
+
+        #expect(data == Self.rangedBytes(Self.size))
+        #expect(try await Self.ranges(key: key, using: configuration).count == 2)
+    }
+
+    // MARK: - Download identity (issue 21 item 7)
+
+    @Test("A presigned URL (a new signature per call) resumes under a caller-named resumeKey")
+    func resumeKey() async throws {
+        let configuration = try FaultServer.configuration()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("signed.bin")
+        let key = UUID().uuidString
+
+        // GIVEN a first attempt cut short under signature 1
+        await #expect(throws: APIError.self) {
+            try await Self.cutOnce(key: key, signature: 1).download(
+                to: destination, resumeKey: "report-42", using: configuration)
+        }
+
+        // WHEN the download runs again with a fresh signature and the same key
+        let response = try await Self.cutOnce(key: key, signature: 2).download(
+            to: destination, resumeKey: "report-42", using: configuration)
+
+        // THEN it asked for the rest (If-Range still guards against a changed file) and the file is whole
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
+        #expect(try await Self.ranges(key: key, using: configuration) == ["", "bytes=\(Self.cut)-"])
+    }
+
+    @Test("Without a resumeKey a new URL starts afresh; another key starts afresh too")
+    func resumeIdentityDiffers() async throws {
+        let configuration = try FaultServer.configuration()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("signed.bin")
+        let key = UUID().uuidString
+        await #expect(throws: APIError.self) {
+            try await Self.cutOnce(key: key, signature: 1).download(
+                to: destination, resumeKey: "a", using: configuration)
+        }
+
+        let response = try await Self.cutOnce(key: key, signature: 2).download(
+            to: destination, resumeKey: "b", using: configuration)
+
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
+        #expect(try await Self.ranges(key: key, using: configuration) == ["", ""])
+    }
+
+    @Test("discardPartialDownload(to:) removes the partial file and its record: the next call starts afresh")
+    func discardPartial() async throws {
+        let configuration = try FaultServer.configuration()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("cut.bin")
+        let key = UUID().uuidString
+        let endpoint = Self.cutOnce(key: key)
+        await #expect(throws: APIError.self) {
+            try await endpoint.download(to: destination, using: configuration)
+        }
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+                == [".cut.bin.courier-partial", ".cut.bin.courier-partial.resume"])
+
+        endpoint.discardPartialDownload(to: destination)
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let response = try await endpoint.download(to: destination, using: configuration)
+        #expect(response.statusCode == 200)
+        #expect(try await Self.ranges(key: key, using: configuration) == ["", ""])
+    }
+
+    // MARK: - Idle timeout instead of a deadline (issue 21 item 8)
+
+    @Test("A download dripping past its deadline: .timedOut with the deadline, complete with an idle timeout")
+    func dripPastDeadline() async throws {
+        // 12 bytes, one every 0.25 s: about 3 s in all, twice the 1.5 s timeout.
+        let configuration = try FaultServer.configuration(timeout: .milliseconds(1500))
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("drip.txt")
+        let drip = GET<Void>("/slow-body?bytes=12&interval=0.25")
+
+        let deadline = await #expect(throws: APIError.self) {
+            try await drip.download(to: destination, using: configuration)
+        }
+        let response = try await drip.download(to: destination, idleTimeout: .seconds(2), using: configuration)
+
+        #expect(deadline?.reason == .transport(.timedOut), "got \(String(describing: deadline))")
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == Data(repeating: UInt8(ascii: "."), count: 12))
+    }
+
+    @Test("A download that stalls fails with .timedOut under its idle timeout, long before the call's timeout")
+    func stallUnderIdleTimeout() async throws {
+        let configuration = try FaultServer.configuration(timeout: .seconds(60))
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("stall.txt")
+        let start = ContinuousClock.now
+
+        let error = await #expect(throws: APIError.self) {
+            try await GET<Void>("/slow-body?bytes=6&interval=0.05&stall=2").download(
+                to: destination, idleTimeout: .seconds(1), using: configuration)
+        }
+
+        #expect(error?.reason == .transport(.timedOut), "got \(String(describing: error))")
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+}
