@@ -162,6 +162,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 return try await nextAcrossReconnections()
             } catch {
                 done = true
+                // The events failed: stop the transfer now, not when the iterator goes away.
+                lines.chunks.reader.handle.buffer.cancel()
                 throw error
             }
         }
