@@ -93,7 +93,8 @@ private enum Feed {
         ])
 
         var data: [String] = []
-        for try await event in try await Feed.$feed.stream(idleTimeout: .milliseconds(200), using: configuration(stub))
+        // The idle timeout is long enough for the first chunk to arrive on a loaded machine; the second one never does.
+        for try await event in try await Feed.$feed.stream(idleTimeout: .seconds(3), using: configuration(stub))
             .events(reconnect: .upTo(1, delay: .zero))
         {
             data.append(event.data)
