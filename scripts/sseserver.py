@@ -24,11 +24,30 @@ Routes:
                    `after` events at once, then nothing for `sleep` seconds
                    (the client's idle timeout fires), then the end
   /status/<code>   that status with a small text body
+  /resume?key=K&n=6&per=3&retry_ms=50&drop=abrupt&then=events
+                   a stream that drops and resumes (the reconnection tests). Each
+                   request is one connection of stream K: it sends `retry: <retry_ms>`,
+                   then the events after the request's Last-Event-ID (`id: <i>`,
+                   `data: <i>`, i from 1 to n), at most `per` of them, then drops
+                   the connection: `drop=abrupt` closes the socket without ending
+                   the chunked body, `drop=clean` ends the body. A request whose
+                   Last-Event-ID is n or more gets 204 (nothing more to send).
+                   `then` says what a later connection of K gets instead of events:
+                   `204`, a status code (`503`: that status with a text body) or
+                   `text` (200 with Content-Type text/plain). `per=0` makes a stream
+                   that always drops with no event.
+  /connections?key=K
+                   JSON {"count": c, "lastEventIDs": [...], "authorizations": [...]}:
+                   how many requests stream K received, and the Last-Event-ID and
+                   Authorization headers of each (null when absent), in order
 """
 
 import argparse
 import os
+import json
+import socket
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
@@ -50,6 +69,12 @@ EVENTS = [
     "unknown: field\nid\ndata: last\n\n",
     "data: unfinished, must be dropped\n",
 ]
+
+
+# The connections of each /resume stream: key -> the (Last-Event-ID, Authorization) headers of each request, in
+# order (None when absent).
+CONNECTIONS = {}
+CONNECTIONS_LOCK = threading.Lock()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -76,6 +101,55 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
         self.close_connection = True
+
+    def text(self, status, body, content_type="text/plain"):
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+    def resume(self, query):
+        key = query.get("key", "")
+        n = int(query.get("n", "6"))
+        per = int(query.get("per", "3"))
+        last_event_id = self.headers.get("Last-Event-ID")
+        with CONNECTIONS_LOCK:
+            seen = CONNECTIONS.setdefault(key, [])
+            seen.append((last_event_id, self.headers.get("Authorization")))
+            connection = len(seen)
+        then = query.get("then", "events")
+        if connection > 1 and then != "events":
+            if then == "text":
+                self.text(200, "not an event stream\n")
+            elif then == "204":
+                self.send_response(204)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+            else:
+                self.text(int(then), "status %s\n" % then)
+            return
+        start = int(last_event_id) + 1 if last_event_id and last_event_id.isdigit() else 1
+        if start > n:
+            self.send_response(204)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            return
+        self.start_stream()
+        self.chunk("retry: %s\n\n" % query.get("retry_ms", "50"))
+        for i in range(start, min(start + per, n + 1)):
+            self.chunk("id: %d\ndata: %d\n\n" % (i, i))
+        if query.get("drop", "abrupt") == "clean":
+            self.end()
+        else:
+            # No terminating chunk: the client sees the connection lost in the middle of the body.
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
 
     def do_GET(self):
         url = urlparse(self.path)
@@ -104,6 +178,17 @@ class Handler(BaseHTTPRequestHandler):
                 while time.monotonic() < deadline:
                     time.sleep(0.1)
                 self.end()
+            elif url.path == "/resume":
+                self.resume(query)
+            elif url.path == "/connections":
+                with CONNECTIONS_LOCK:
+                    seen = list(CONNECTIONS.get(query.get("key", ""), []))
+                record = {
+                    "count": len(seen),
+                    "lastEventIDs": [event_id for event_id, _ in seen],
+                    "authorizations": [authorization for _, authorization in seen],
+                }
+                self.text(200, json.dumps(record), "application/json")
             elif url.path.startswith("/status/"):
                 code = int(url.path.rsplit("/", 1)[-1])
                 body = ("status %d\n" % code).encode()
@@ -116,7 +201,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
             else:
                 self.send_error(404)
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # BrokenPipeError, ConnectionResetError: the client left
             self.close_connection = True
 
 

@@ -114,22 +114,7 @@ extension API {
         var request = try makeRequest(with: parameter, using: configuration)
         request.responseDelivery = .stream(idleTimeout: idleTimeout)
         request.progress = progress
-        let response: APIResponse
-        do {
-            response = try await CallExecution.execute(request, configuration: configuration)
-        } catch {
-            progress?.finish()
-            throw error
-        }
-        if let stream = response.body.stream { return stream }
-        // A plugin or executor answered from memory (a stub, a cached response): one chunk.
-        progress?.finish()
-        let data = response.data
-        return ResponseStream(
-            AsyncStream { continuation in
-                if !data.isEmpty { continuation.yield(data) }
-                continuation.finish()
-            }, for: request)
+        return try await ResponseStream.open(request, configuration: configuration)
     }
 }
 
@@ -159,6 +144,47 @@ extension API where Parameter == Void {
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> ResponseStream {
         try await stream(with: (), idleTimeout: idleTimeout, progress: progress, using: configuration)
+    }
+}
+
+extension ResponseStream {
+    /// Sends `request` through the plugins and returns the response body as a stream that knows how to send
+    /// the request again (``ServerSentEvents`` reconnect with it).
+    static func open(_ request: APIRequest, configuration: APIConfiguration) async throws(APIError) -> ResponseStream {
+        let progress = request.progress
+        let response: APIResponse
+        do {
+            response = try await CallExecution.execute(request, configuration: configuration)
+        } catch {
+            progress?.finish()
+            throw error
+        }
+        var stream: ResponseStream
+        if let body = response.body.stream {
+            stream = body
+        } else {
+            // A plugin or executor answered from memory (a stub, a cached response): one chunk.
+            progress?.finish()
+            let data = response.data
+            stream = ResponseStream(
+                AsyncStream { continuation in
+                    if !data.isEmpty { continuation.yield(data) }
+                    continuation.finish()
+                }, for: request)
+        }
+        var head = response
+        head.body = .empty
+        // A one-shot body cannot be sent again. The first call's progress ends with its stream.
+        var next = request
+        next.progress = nil
+        let again = next
+        let reopen: @Sendable (String?) async throws(APIError) -> ResponseStream = { lastEventID throws(APIError) in
+            var request = again
+            if let lastEventID { request.headers["Last-Event-ID"] = lastEventID.isEmpty ? nil : lastEventID }
+            return try await open(request, configuration: configuration)
+        }
+        stream.origin = StreamOrigin(response: head, reopen: request.body.isReplayable ? reopen : nil)
+        return stream
     }
 }
 

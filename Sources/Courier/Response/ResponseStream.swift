@@ -32,6 +32,9 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     public static let windowBytes = 1 << 20
 
     let handle: Handle
+    /// Where the stream came from, when ``API/stream(with:idleTimeout:progress:using:)`` made it: how
+    /// ``events(reconnect:)`` reconnects.
+    var origin: StreamOrigin?
 
     /// Makes a stream for the response to `request`, and the continuation its producer (an executor) feeds.
     ///

@@ -122,77 +122,169 @@ public struct ServerSentEvent: Sendable, Hashable {
 
 /// The events of a `text/event-stream` body: fields `event`, `data` (over several lines), `id` and `retry`;
 /// comment lines (starting with `:`) and unknown fields are ignored, an event without data is not dispatched,
-/// and an unfinished event at the end of the stream is dropped.
+/// and an unfinished event at the end of the stream is dropped. With a ``ReconnectPolicy`` other than
+/// ``ReconnectPolicy/never`` the events go on across reconnections; see ``ResponseStream/events(reconnect:)``.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     /// The element type: one event.
     public typealias Element = ServerSentEvent
 
     let lines: ResponseStream.Lines
+    var reconnect: ReconnectPolicy = .never
 
     /// Reads the events.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: lines.makeAsyncIterator())
+        AsyncIterator(
+            lines: lines.makeAsyncIterator(),
+            reconnection: Reconnection(policy: reconnect, origin: lines.stream.origin))
     }
 
     /// Reads events one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var lines: ResponseStream.Lines.AsyncIterator
-        var first = true
-        var type = ""
-        var data = ""
-        var hasData = false
-        var lastID: String?
-        var retry: Duration?
+        var parser = EventParser()
+        /// `nil` without reconnection.
+        var reconnection: Reconnection?
+        /// Whether the first response was checked (with reconnection: an event stream).
+        var checked = false
+        /// Whether the events ended or failed: `next()` returns `nil` from then on.
+        var done = false
+
+        init(lines: ResponseStream.Lines.AsyncIterator, reconnection: Reconnection?) {
+            self.lines = lines
+            self.reconnection = reconnection
+        }
 
         /// The next event, or `nil` at the end.
         /// - Throws: ``APIError``.
         public mutating func next() async throws -> ServerSentEvent? {
-            while var line = try await lines.next() {
-                if first {
-                    first = false
-                    if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-                }
-                if line.isEmpty {
-                    defer {
-                        type = ""
-                        data = ""
-                        hasData = false
+            guard !done else { return nil }
+            do {
+                return try await nextAcrossReconnections()
+            } catch {
+                done = true
+                // The events failed: stop the transfer now, not when the iterator goes away.
+                lines.chunks.reader.handle.buffer.cancel()
+                throw error
+            }
+        }
+
+        private mutating func nextAcrossReconnections() async throws(APIError) -> ServerSentEvent? {
+            if !checked, let origin = reconnection?.origin, origin.response.statusCode != 204 {
+                checked = true
+                try Reconnection.check(origin.response)
+            }
+            while true {
+                let failure: APIError?
+                do {
+                    if let event = try await nextOnThisStream() {
+                        reconnection?.attempts = 0
+                        return event
                     }
-                    guard hasData else { continue }
-                    return ServerSentEvent(event: type.isEmpty ? "message" : type, data: data, id: lastID, retry: retry)
+                    failure = nil
+                } catch {
+                    failure = APIError.wrapping(error, request: lines.request)
                 }
-                if line.hasPrefix(":") { continue }
-                let field: Substring
-                var value: Substring
-                if let colon = line.firstIndex(of: ":") {
-                    field = line[..<colon]
-                    value = line[line.index(after: colon)...]
-                    if value.hasPrefix(" ") { value = value.dropFirst() }
-                } else {
-                    field = line[...]
-                    value = ""
+                guard var reconnection else {
+                    if let failure { throw failure }
+                    done = true
+                    return nil
                 }
-                switch field {
-                case "event": type = String(value)
-                case "data":
-                    if hasData { data += "\n" }
-                    data += value
-                    hasData = true
+                self.reconnection = nil
+                guard
+                    let stream = try await reconnection.reopen(
+                        after: failure, lastEventID: parser.lastID, retry: parser.retry, request: lines.request)
+                else {
+                    done = true
+                    return nil
+                }
+                self.reconnection = reconnection
+                lines = stream.lines.makeAsyncIterator()
+                parser.startStream()
+            }
+        }
+
+        /// The next event of the stream being read, or `nil` at its end.
+        private mutating func nextOnThisStream() async throws -> ServerSentEvent? {
+            while let line = try await lines.next() {
+                switch parser.take(line, limit: lines.request.maxResponseBytes) {
+                case .event(let event): return event
+                case .tooLarge:
                     let request = lines.request
-                    if data.utf8.count > request.maxResponseBytes {
-                        lines.chunks.reader.handle.buffer.cancel()
-                        throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
-                    }
-                case "id": if !value.contains("\u{0}") { lastID = String(value) }
-                case "retry":
-                    if !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let milliseconds = Int64(value) {
-                        retry = .milliseconds(milliseconds)
-                    }
-                default: break
+                    lines.chunks.reader.handle.buffer.cancel()
+                    throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+                case nil: continue
                 }
             }
             return nil
         }
+    }
+}
+
+/// The field rules of the WHATWG HTML standard's event stream interpretation, line by line.
+struct EventParser: Sendable {
+    enum Outcome {
+        case event(ServerSentEvent)
+        case tooLarge
+    }
+
+    var first = true
+    var type = ""
+    var data = ""
+    var hasData = false
+    /// The last event ID: it persists across events and reconnections.
+    var lastID: String?
+    /// The reconnection time: it persists across events and reconnections.
+    var retry: Duration?
+    /// A new stream begins (after a reconnection): an unfinished event of the last one is dropped.
+    mutating func startStream() {
+        first = true
+        type = ""
+        data = ""
+        hasData = false
+    }
+
+    /// Takes one line: the event it completes, if any; `.tooLarge` when the event's data grows past `limit` bytes.
+    mutating func take(_ line: String, limit: Int) -> Outcome? {
+        var line = line
+        if first {
+            first = false
+            if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
+        }
+        if line.isEmpty {
+            defer {
+                type = ""
+                data = ""
+                hasData = false
+            }
+            guard hasData else { return nil }
+            return .event(ServerSentEvent(event: type.isEmpty ? "message" : type, data: data, id: lastID, retry: retry))
+        }
+        if line.hasPrefix(":") { return nil }
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            field = line[...]
+            value = ""
+        }
+        switch field {
+        case "event": type = String(value)
+        case "data":
+            if hasData { data += "\n" }
+            data += value
+            hasData = true
+            if data.utf8.count > limit { return .tooLarge }
+        case "id": if !value.contains("\u{0}") { lastID = String(value) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let milliseconds = Int64(value) {
+                retry = .milliseconds(milliseconds)
+            }
+        default: break
+        }
+        return nil
     }
 }
 
