@@ -2,6 +2,10 @@ import Courier
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A `307`/`308` after a request with a body, with the real `URLSessionExecutor`: the next hop repeats the method
 /// and the body, whether the body is in memory, a file or a multipart form (on Linux Courier sends that hop
 /// itself: FoundationNetworking drops the body); a one-shot stream is never read twice (the redirect is the
@@ -79,6 +83,26 @@ struct UploadRedirectIntegrationTests {
         #expect(echo.method == "POST")
         #expect(echo.data == "a body that goes twice ✓")
         #expect(echo.header("Content-Type") == "text/plain")
+    }
+
+    @Test("On a session with its own delegate too, an in-memory body and a file body follow a 307")
+    func ownSessionFollows() async throws {
+        // GIVEN an executor over a session that keeps its own delegate (its tasks report with completion handlers)
+        let session = URLSession(configuration: .default)
+        defer { session.finishTasksAndInvalidate() }
+        let configuration = try HTTPBin.configuration(executor: URLSessionExecutor(session: session))
+        let text = String(repeating: "a file that goes twice ✓\n", count: 500)
+        let (url, cleanUp) = try Self.temporaryFile(text)
+        defer { cleanUp() }
+
+        // WHEN both are redirected with a 307
+        let data: APIResponse = try await Self.data.request(
+            with: (text: "in memory", status: 307), using: configuration)
+        let file: APIResponse = try await Self.file.request(with: (url: url, status: 307), using: configuration)
+
+        // THEN each arrives at the next hop whole
+        #expect(try JSONDecoder().decode(HTTPBinEcho.self, from: data.data).data == "in memory")
+        #expect(try JSONDecoder().decode(HTTPBinEcho.self, from: file.data).data == text)
     }
 
     @Test("A file body is read again from its start for the next hop of a 307 or a 308", arguments: [307, 308])
