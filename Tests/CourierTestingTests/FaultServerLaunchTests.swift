@@ -12,14 +12,12 @@ import Testing
 /// any package with nothing but Python, so the conformance suite runs outside Courier's repository.
 @Suite("ExecutorConformance starts the fault server it ships")
 struct FaultServerLaunchTests {
-    /// Not contacted: the checks below talk to the fault server only.
-    static let unusedHTTPBin = URL(string: "http://127.0.0.1:9")!
-
     @Test("The shipped server starts once per process, on three origins, and the fault checks pass against it")
     func startsAndServes() async throws {
-        // GIVEN the servers of two calls
-        let first = try await ExecutorConformance.Servers.startingFaultServer(httpbin: Self.unusedHTTPBin)
-        let second = try await ExecutorConformance.Servers.startingFaultServer(httpbin: Self.unusedHTTPBin)
+        // GIVEN the servers of two calls (httpbin is not contacted: the checks below talk to the fault server only)
+        let httpbin = try #require(URL(string: "http://127.0.0.1:9"))
+        let first = try await ExecutorConformance.Servers.startingFaultServer(httpbin: httpbin)
+        let second = try await ExecutorConformance.Servers.startingFaultServer(httpbin: httpbin)
 
         // THEN they are one server, on another host and another port too
         #expect(first.faultServer == second.faultServer)
