@@ -14,7 +14,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strictSettings),
-        .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // Ships the fault server that the executor conformance suite talks to (ExecutorConformance.Servers
+        // .startingFaultServer(httpbin:)); scripts/faultserver.sh runs the same copy.
+        .target(
+            name: "CourierTesting",
+            dependencies: ["Courier"],
+            resources: [.copy("Resources/faultserver.py")],
+            swiftSettings: strictSettings
+        ),
         // Random endpoints and inputs through makeRequest, checked by its own decoders (scripts/fuzz).
         .executableTarget(name: "CourierFuzz", dependencies: ["Courier"], swiftSettings: strictSettings),
         .executableTarget(

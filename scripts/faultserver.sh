@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# scripts/faultserver.sh — run the misbehaving fault server (scripts/faultserver.py)
-# for Courier's fault tests. Same shape as scripts/httpbin.sh.
+# scripts/faultserver.sh — run the misbehaving fault server for Courier's fault
+# tests. Same shape as scripts/httpbin.sh. The server is the copy CourierTesting
+# ships (Sources/CourierTesting/Resources/faultserver.py, its only copy), which
+# ExecutorConformance.Servers.startingFaultServer(httpbin:) runs from any package.
 #
 # Source it and call the functions (sourcing only defines functions, it sets
 # no options, variables or traps):
@@ -15,7 +17,7 @@
 #
 # or with nothing but Python (it prints the three NAME=url lines):
 #
-#     python3 scripts/faultserver.py
+#     python3 Sources/CourierTesting/Resources/faultserver.py
 #
 # Set while a server runs (exported, no trailing /):
 #   COURIER_FAULT_URL             http://127.0.0.1:P
@@ -23,7 +25,7 @@
 #   COURIER_FAULT_URL_OTHER_PORT  http://127.0.0.1:Q  (same host, another port)
 #   COURIER_FAULT_PID             not exported: the server's pid, also in
 #                                 .build/faultserver.pid
-# Request log: .build/faultserver.log. Routes: see scripts/faultserver.py.
+# Request log: .build/faultserver.log. Routes: see the script's header.
 # The server needs the Python standard library only (no virtualenv).
 #
 # Optional inputs:
@@ -40,7 +42,7 @@ _courier_faultserver_say() {
 }
 
 # courier_faultserver_start
-# Starts scripts/faultserver.py in the background, waits (at most 30 s) until
+# Starts the fault server in the background, waits (at most 30 s) until
 # it has written its URLs and all three origins answer GET /status/200, then
 # exports the three COURIER_FAULT_URL* variables.
 courier_faultserver_start() {
@@ -76,7 +78,7 @@ try:
 except Exception:
     pass
 os.execv(sys.executable, [sys.executable] + sys.argv[1:])' \
-        "$root/scripts/faultserver.py" \
+        "$root/Sources/CourierTesting/Resources/faultserver.py" \
         --env-file "$envfile" --log "$log" --cache-dir "$root/.build/faultserver-cache" \
         </dev/null >/dev/null 2>>"$log" &
     pid=$!

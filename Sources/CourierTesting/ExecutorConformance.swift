@@ -6,17 +6,20 @@ import Foundation
 ///
 /// Both shipped executors pass it (`URLSessionExecutor`, and `AsyncHTTPClientExecutor` in the
 /// `CourierAsyncHTTPClient` package); run it for an executor of your own (an Alamofire adapter, say) the same
-/// way. It needs a real [httpbin](https://github.com/postmanlabs/httpbin) and Courier's fault server
-/// (`scripts/faultserver.py` in Courier's repository: Python's standard library only), both on loopback.
+/// way. It needs a real [httpbin](https://github.com/postmanlabs/httpbin) and Courier's fault server, both on
+/// loopback: CourierTesting ships the fault server (Python's standard library only) and
+/// ``Servers/startingFaultServer(httpbin:)`` starts it from any package.
 /// It uses no test framework: it returns the failures, and your test asserts that there are none.
 ///
 /// ```swift
 /// import CourierTesting
+/// import Foundation
 /// import Testing
 ///
 /// @Test(arguments: ExecutorConformance.Check.allCases)
 /// func conformance(_ check: ExecutorConformance.Check) async throws {
-///     let servers = try #require(ExecutorConformance.Servers.fromEnvironment())
+///     let httpbin = try #require(URL(string: "http://127.0.0.1:8080"))  // a real httpbin you run
+///     let servers = try await ExecutorConformance.Servers.startingFaultServer(httpbin: httpbin)
 ///     let suite = ExecutorConformance(executor: MyExecutor(), servers: servers)
 ///     let failures = await suite.run(check)
 ///     #expect(failures.isEmpty, "\(failures)")
@@ -36,7 +39,7 @@ public struct ExecutorConformance: Sendable {
     public struct Servers: Sendable {
         /// A real httpbin, for example `http://127.0.0.1:8080`.
         public var httpbin: URL
-        /// Courier's fault server (`scripts/faultserver.py`), for example `http://127.0.0.1:9000`.
+        /// Courier's fault server (shipped with CourierTesting), for example `http://127.0.0.1:9000`.
         public var faultServer: URL
         /// The fault server on another host, same port (`http://127.0.0.2:9000`), for cross-origin redirects.
         public var faultServerOtherHost: URL

@@ -16,7 +16,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     typealias Outcome = (ResponseBody, HTTPURLResponse)
 
     /// Why Courier stopped a call before its task completed.
-    private enum Stop {
+    enum Stop {
         case cancelled
         case timedOut
         case tooLarge
@@ -25,13 +25,13 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     }
 
     /// Where the body of the response goes, once its head has arrived.
-    private enum Sink {
+    enum Sink {
         case memory
         case file(FileWriter, URL)
         case stream(ResponseStream.Continuation)
     }
 
-    private struct State {
+    struct State {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<Outcome, any Error>?
         var sink = Sink.memory
@@ -50,15 +50,20 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var idle: Duration?
         /// When the last bytes of such a download arrived, in uptime nanoseconds.
         var lastBytes: UInt64 = 0
+        /// The session, the request of the hop in flight (before its body is attached), and the next hop when
+        /// Courier sends it itself once the redirect response ends (see `URLSessionCall+Redirect.swift`).
+        var session: URLSession?
+        var current: URLRequest?
+        var nextHop: URLRequest?
     }
 
-    private let request: APIRequest
+    let request: APIRequest
     /// Whether the session reports the body as it arrives (its delegate is ``URLSessionExecutor``'s own);
     /// otherwise the task's completion handler hands it over at the end.
-    private let reportsEvents: Bool
+    let reportsEvents: Bool
     /// Where the cookies of responses go when the session leaves them to the executor (see ``CookieJar``).
     private let cookies: CookieJar?
-    private let state = LockedBox(State())
+    let state = LockedBox(State())
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
@@ -94,16 +99,14 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         on session: URLSession,
         _ continuation: CheckedContinuation<Outcome, any Error>
     ) {
-        var handler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
-        if !reportsEvents {
-            handler = { data, response, error in self.complete(data: data, response: response, error: error) }
-        }
-        let task = makeTask(urlRequest, body: request.body, on: session, complete: handler)
+        let task = makeTask(urlRequest, body: request.body, on: session, complete: completionHandler)
         task.delegate = self
         let started = state.withLock { state -> Bool in
             guard state.stop == nil else { return false }
             state.task = task
             state.continuation = continuation
+            state.session = session
+            state.current = urlRequest
             return true
         }
         guard started else {
@@ -204,7 +207,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ///
     /// `response` is the completion handler's; without one (the session reports events), the response is the one
     /// whose head was reported, else the task's.
-    private func complete(data: Data?, response: URLResponse?, task: URLSessionTask? = nil, error: (any Error)?) {
+    func complete(data: Data?, response: URLResponse?, task: URLSessionTask? = nil, error: (any Error)?) {
+        if error == nil, let next = takeNextHop() { return send(next) }
         let ended = state.withLock { state in
             let sink = state.sink
             state.sink = .memory
@@ -510,8 +514,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         let headers = HTTPHeaders(response)
         let hop = RedirectHop(statusCode: response.statusCode, headers: headers, from: from, to: to, number: number)
         switch request.redirectPolicy.decision(for: hop) {
-        case .follow where (hop.statusCode == 307 || hop.statusCode == 308) && !Self.canResend(request.body):
+        case .follow where Self.repeatsBody(hop) && !request.body.isReplayable:
             // A 307/308 sends the body again, and this one cannot be: the redirect is the response.
+            completionHandler(nil)
+        case .follow where Self.repeatsBody(hop) && sendsHopItself():
+            // Courier sends the next hop itself when this response ends (see takeOver(to:crossOrigin:)).
+            takeOver(to: to, crossOrigin: hop.isCrossOrigin)
             completionHandler(nil)
         case .follow:
             var next = newRequest
@@ -520,6 +528,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                 // A redirect's own body is not part of the response.
                 state.body = Data()
                 state.received = 0
+                state.current = next
             }
             completionHandler(next)
         case .stop:
@@ -530,18 +539,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             stop(.redirectRefused(refusal, redirect), cancellingTask: false)
             completionHandler(nil)
         }
-    }
-
-    /// Whether URLSession can send `body` again for a `307`/`308`: a one-shot stream never; on Linux only a body
-    /// held in memory (FoundationNetworking would send a streamed body's `Content-Length` with none of its bytes,
-    /// and the call would hang until its deadline); on Apple platforms any replayable body
-    /// (``urlSession(_:task:needNewBodyStream:)`` reads it again).
-    static func canResend(_ body: RequestBody) -> Bool {
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            return body.isInMemory
-        #else
-            return body.isReplayable
-        #endif
     }
 
     /// A new stream over the request's body, for a request URLSession sends again with its body (a `307`/`308`
@@ -558,7 +555,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     }
 
     /// Removes every credential from a request about to leave for another origin.
-    private func removeCredentials(from urlRequest: inout URLRequest) {
+    func removeCredentials(from urlRequest: inout URLRequest) {
         for (name, _) in urlRequest.allHTTPHeaderFields ?? [:]
         where SensitiveData.isSensitive(HTTPHeaderName(rawValue: name), in: request) {
             urlRequest.setValue(nil, forHTTPHeaderField: name)

@@ -27,6 +27,8 @@ import Foundation
 /// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in more places,
 /// which the executor gives it: it never completes a `401` whose `WWW-Authenticate` challenge it cannot
 /// answer (swift-corelibs-foundation#5456), so the executor declines such challenges and returns the `401`;
+/// it drops the body when it follows a `307`/`308`, so the executor sends such a hop itself, with the method and
+/// a replayable body read again (a one-shot stream is never sent twice: the redirect is the response);
 /// and it ignores a timeout passed to `URLRequest(url:cachePolicy:timeoutInterval:)`, so the executor sets
 /// the property. It cannot help with one thing: a server that sends a bare status line and closes the
 /// connection makes FoundationNetworking trap (swift-corelibs-foundation#5285), which no executor over

@@ -7,9 +7,9 @@ import Testing
 #endif
 
 /// The hardening contracts of `URLSessionExecutor` against a server that misbehaves on purpose
-/// (`scripts/faultserver.py`): a timeout is a deadline, credentials do not follow a redirect to another origin,
-/// response bodies are bounded in size and in memory, and broken responses are typed errors, never a crash or
-/// a hang.
+/// (the fault server, `scripts/faultserver.sh`): a timeout is a deadline, credentials do not follow a redirect to
+/// another origin, response bodies are bounded in size and in memory, and broken responses are typed errors,
+/// never a crash or a hang.
 ///
 /// Every call runs under ``bounded(within:_:)``, so a call that hangs fails its test instead of the run.
 /// Never call `/bare-status` here: FoundationNetworking traps on it (swift-corelibs-foundation #5285).

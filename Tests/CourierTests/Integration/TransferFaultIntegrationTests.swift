@@ -2,9 +2,9 @@ import Courier
 import Foundation
 import Testing
 
-/// Downloads against the fault server's misbehaving routes (`scripts/faultserver.py`): `/ranged` (an ETag, `304`
-/// to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under a key) and `/slow-body`
-/// (a steady drip, or a stall).
+/// Downloads against the fault server's misbehaving routes (`Sources/CourierTesting/Resources/faultserver.py`):
+/// `/ranged` (an ETag, `304` to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under
+/// a key) and `/slow-body` (a steady drip, or a stall).
 @Suite("Integration: download faults", .faultServer, .timeLimit(.minutes(2)))
 struct TransferFaultIntegrationTests {
     static let size = 256 * 1024

@@ -6,7 +6,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The misbehaving server that the fault integration tests talk to (`scripts/faultserver.py`).
+/// The misbehaving server that the fault integration tests talk to (`Sources/CourierTesting/Resources/faultserver.py`,
+/// run by `scripts/faultserver.sh`).
 ///
 /// `scripts/test` starts it beside httpbin and exports three origins of it:
 /// - `COURIER_FAULT_URL`: `http://127.0.0.1:P`;

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""scripts/faultserver.py - a misbehaving HTTP/1.1 server for Courier's fault tests.
+"""faultserver.py - a misbehaving HTTP/1.1 server for Courier's fault tests and executor conformance suite.
+
+Shipped with CourierTesting (Sources/CourierTesting/Resources/faultserver.py, its one copy):
+`ExecutorConformance.Servers.startingFaultServer(httpbin:)` runs it from any package;
+scripts/faultserver.sh runs it for Courier's own tests.
 
 Python standard library only. HTTP/1.1 is written by hand on raw sockets, so the
 server can do what a correct server never does: stall, lie about lengths, send
@@ -16,12 +20,14 @@ It listens on THREE origins, so redirect tests can change host and port:
 
 Usage (scripts/faultserver.sh starts and stops it for scripts/test):
 
-    python3 scripts/faultserver.py [--env-file F] [--log F|-] [--cache-dir D] [--port P] [--other-port Q]
+    python3 faultserver.py [--env-file F] [--log F|-] [--cache-dir D] [--port P] [--other-port Q]
+                           [--no-warm] [--exit-with-stdin]
 
 Once all sockets listen it prints the three `NAME=url` lines on stdout and, with
 --env-file, writes them to that file (written last, atomically: its presence
-means "ready"). Every request is logged to --log (default: <repo>/.build/faultserver.log;
-`--log -` for stderr).
+means "ready"). Every request is logged to --log (default: stderr). With
+--exit-with-stdin it exits when its standard input closes (the process that started
+it ended).
 
 Every response carries `Connection: close`; one request per connection.
 Routes (any method; parameters in the query string):
@@ -761,19 +767,27 @@ def open_listeners(port=0, other_port=0, attempts=50):
     raise SystemExit("faultserver: no port P free on both 127.0.0.1 and 127.0.0.2: %s" % last_error)
 
 
+def exit_when_stdin_closes():
+    """Exits once standard input reaches its end: the process that started the server, holding the other end of
+    the pipe, has ended (however it ended)."""
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    os._exit(0)
+
+
 def main():
     global _log_file, _cache_dir
     parser = argparse.ArgumentParser(description="Misbehaving HTTP/1.1 server for Courier's fault tests.")
     parser.add_argument("--port", type=int, default=0, help="port P (default: a free one)")
     parser.add_argument("--other-port", type=int, default=0, help="port Q (default: a free one)")
     parser.add_argument("--env-file", help="write NAME=url lines here once listening (atomically)")
-    parser.add_argument(
-        "--log",
-        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "faultserver.log"),
-        help="append the request log here, '-' for stderr (default: <repo>/.build/faultserver.log)",
-    )
+    parser.add_argument("--log", default="-", help="append the request log here, '-' for stderr (the default)")
     parser.add_argument("--cache-dir", help="keep built gzip bombs here across runs")
     parser.add_argument("--no-warm", action="store_true", help="do not build /gzip-bomb?mb=1024 at start-up")
+    parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input closes")
     arguments = parser.parse_args()
 
     if arguments.log != "-":
@@ -790,6 +804,8 @@ def main():
             threading.Thread(target=serve, args=(sock, origin), daemon=True).start()
     lines = "".join("%s=%s\n" % (name, origin) for name, (_, origin) in zip(names, listeners))
     log("listening: " + ", ".join(origin for _, origin in listeners))
+    if arguments.exit_with_stdin:
+        threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
     if not arguments.no_warm:
         threading.Thread(target=gzip_bomb, args=(1024,), daemon=True).start()
     if arguments.env_file:
