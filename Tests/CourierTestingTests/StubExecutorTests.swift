@@ -186,7 +186,7 @@ enum GitHub {
         let error = try await #require(throws: APIError.self) { try await task.value }
         #expect(error.reason == .transport(.cancelled))
         #expect(
-            ContinuousClock.now - start < .seconds(2), "the 30 s delay should end at once; slack for a loaded machine")
+            ContinuousClock.now - start < .seconds(10), "the 30 s delay should end at once; slack for a loaded machine")
     }
 
     @Test(arguments: [

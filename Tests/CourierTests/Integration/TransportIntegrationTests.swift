@@ -94,7 +94,7 @@ struct TransportIntegrationTests {
         let latency = clock.now - cancelledAt
 
         // THEN the call ends promptly, as a cancellation
-        #expect(latency < .seconds(1), "cancellation took \(latency)")
+        #expect(latency < .seconds(5), "cancellation took \(latency)")
         let error = try #require(throws: APIError.self) { try result.get() }
         #expect(error.reason == .transport(.cancelled))
         #expect(error.isCancellation)
@@ -145,9 +145,9 @@ struct TransportIntegrationTests {
         }
         let latency = clock.now - cancelledAt
 
-        // THEN every one of them is a cancellation, and all of them ended within 1 s
+        // THEN every one of them is a cancellation, and all of them ended long before the 10 s delay (5 s of slack)
         #expect(reasons == Array(repeating: .transport(.cancelled), count: calls.count))
-        #expect(latency < .seconds(1), "cancellation took \(latency)")
+        #expect(latency < .seconds(5), "cancellation took \(latency)")
     }
 
     @Test("A 401 with a Basic challenge ends at once as .unauthorized, with the challenge header")

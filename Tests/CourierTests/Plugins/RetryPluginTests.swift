@@ -148,7 +148,7 @@ import Testing
         let error = try await #require(throws: APIError.self) { try await task.value }
         // THEN the call ends at once (well before the 20 s wait; slack for a loaded machine) with the cancelled
         // reason and no further attempt
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(10))
         #expect(error.reason == .transport(.cancelled))
         #expect(stub.requests.count == 1)
     }

@@ -141,7 +141,7 @@ struct AsyncHTTPClientExecutorTests {
         long.cancel()
 
         #expect(error?.reason == .transport(.timedOut))
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(elapsed < .seconds(6), "took \(elapsed)")
         switch await long.result {
         case .failure(let error as APIError): #expect(error.reason == .transport(.cancelled))
         case let other: Issue.record("the long call ended with \(other)")
