@@ -166,11 +166,11 @@ struct ServerSentEventsReconnectIntegrationTests {
         #expect(seen.lastEventIDs == [nil, "2"])
     }
 
-    @Test("A status that is not acceptable on a reconnection fails with it, without more attempts")
-    func unacceptableStatusFails() async throws {
+    /// Reads a stream whose first connection delivers events 1 and 2 and drops, and whose reconnection answers
+    /// `then`: the events read, the error the events ended with, and how many connections the server saw.
+    static func failingReconnection(then: String) async throws -> (data: [String], error: APIError?, connections: Int) {
         let configuration = try TransferServers.configuration(TransferServers.sse)
-        let stream = ResumableEventsAPI.Stream(n: 10, per: 2, then: "503")
-
+        let stream = ResumableEventsAPI.Stream(n: 10, per: 2, then: then)
         var data: [String] = []
         let error = await #expect(throws: APIError.self) {
             for try await event in try await ResumableEventsAPI.$resume.stream(with: stream, using: configuration)
@@ -179,31 +179,27 @@ struct ServerSentEventsReconnectIntegrationTests {
                 data.append(event.data)
             }
         }
+        return (data, error, try await Self.connections(stream.key, configuration).count)
+    }
+
+    @Test("A status that is not acceptable on a reconnection fails with it, without more attempts")
+    func unacceptableStatusFails() async throws {
+        let (data, error, connections) = try await Self.failingReconnection(then: "503")
 
         #expect(data == ["1", "2"])
         #expect(error?.reason == .unacceptableStatus(.serverError))
         #expect(error?.responseBody == Data("status 503\n".utf8))
-        #expect(try await Self.connections(stream.key, configuration).count == 2)
+        #expect(connections == 2)
     }
 
     @Test("A reconnection answered with something else than text/event-stream fails with .decodingFailed")
     func wrongContentTypeFails() async throws {
-        let configuration = try TransferServers.configuration(TransferServers.sse)
-        let stream = ResumableEventsAPI.Stream(n: 10, per: 2, then: "text")
-
-        var data: [String] = []
-        let error = await #expect(throws: APIError.self) {
-            for try await event in try await ResumableEventsAPI.$resume.stream(with: stream, using: configuration)
-                .events(reconnect: .upTo(5))
-            {
-                data.append(event.data)
-            }
-        }
+        let (data, error, connections) = try await Self.failingReconnection(then: "text")
 
         #expect(data == ["1", "2"])
         #expect(error?.reason == .decodingFailed)
         #expect(error?.statusCode == 200)
-        #expect(try await Self.connections(stream.key, configuration).count == 2)
+        #expect(connections == 2)
     }
 
     @Test("Reconnections go through the configuration's plugins, as the first request does")

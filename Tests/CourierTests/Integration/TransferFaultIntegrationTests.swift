@@ -115,8 +115,22 @@ struct TransferFaultIntegrationTests {
 
     // MARK: - Download identity (issue 21 item 7)
 
-    @Test("A presigned URL (a new signature per call) resumes under a caller-named resumeKey")
-    func resumeKey() async throws {
+    /// A download cut short under one signature and its resume key, then run again under a fresh signature.
+    struct ResumeCase: Sendable, CustomTestStringConvertible {
+        let firstKey: String
+        let secondKey: String
+        /// Whether the second call asks for the rest (a `206`) rather than starting afresh (a `200`).
+        let resumes: Bool
+        var testDescription: String { "resumeKey \(firstKey), then \(secondKey)" }
+    }
+
+    @Test(
+        "A presigned URL (a new signature per call) resumes under the same caller-named resumeKey, not another",
+        arguments: [
+            ResumeCase(firstKey: "report-42", secondKey: "report-42", resumes: true),
+            ResumeCase(firstKey: "a", secondKey: "b", resumes: false),
+        ])
+    func resumeKey(_ resume: ResumeCase) async throws {
         let configuration = try FaultServer.configuration()
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -126,37 +140,20 @@ struct TransferFaultIntegrationTests {
         // GIVEN a first attempt cut short under signature 1
         await #expect(throws: APIError.self) {
             try await Self.cutOnce(key: key, signature: 1).download(
-                to: destination, resumeKey: "report-42", using: configuration)
+                to: destination, resumeKey: resume.firstKey, using: configuration)
         }
 
-        // WHEN the download runs again with a fresh signature and the same key
+        // WHEN the download runs again with a fresh signature
         let response = try await Self.cutOnce(key: key, signature: 2).download(
-            to: destination, resumeKey: "report-42", using: configuration)
+            to: destination, resumeKey: resume.secondKey, using: configuration)
 
-        // THEN it asked for the rest (If-Range still guards against a changed file) and the file is whole
-        #expect(response.statusCode == 206)
+        // THEN with the same key it asked for the rest (If-Range still guards against a changed file), with another
+        // it started afresh; the file is whole either way
+        #expect(response.statusCode == (resume.resumes ? 206 : 200))
         #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
-        #expect(try await Self.ranges(key: key, using: configuration) == ["", "bytes=\(Self.cut)-"])
-    }
-
-    @Test("Without a resumeKey a new URL starts afresh; another key starts afresh too")
-    func resumeIdentityDiffers() async throws {
-        let configuration = try FaultServer.configuration()
-        let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("signed.bin")
-        let key = UUID().uuidString
-        await #expect(throws: APIError.self) {
-            try await Self.cutOnce(key: key, signature: 1).download(
-                to: destination, resumeKey: "a", using: configuration)
-        }
-
-        let response = try await Self.cutOnce(key: key, signature: 2).download(
-            to: destination, resumeKey: "b", using: configuration)
-
-        #expect(response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == Self.rangedBytes(Self.size))
-        #expect(try await Self.ranges(key: key, using: configuration) == ["", ""])
+        #expect(
+            try await Self.ranges(key: key, using: configuration)
+                == ["", resume.resumes ? "bytes=\(Self.cut)-" : ""])
     }
 
     @Test("discardPartialDownload(to:) removes the partial file and its record: the next call starts afresh")
