@@ -11,9 +11,7 @@ import Foundation
 /// The body of a `2xx` response goes where the request's ``APIRequest/responseDelivery`` says: into memory, to
 /// a file (written chunk by chunk as it arrives), or to a ``ResponseStream`` (the caller is resumed when the
 /// head arrives; the deadline then gives way to the stream's idle timeout, and a full stream window suspends
-/// the task until its reader catches up — on Linux, where a task cannot be paused, a response that can be
-/// resumed is cancelled and asked for again from where the reader is, see ``StreamResumption``). Bytes sent and
-/// received go to the request's ``APIRequest/progress``.
+/// the task until its reader catches up). Bytes sent and received go to the request's ``APIRequest/progress``.
 final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Client, Sendable {
     typealias Outcome = (ResponseBody, HTTPURLResponse)
 
@@ -57,15 +55,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var session: URLSession?
         var current: URLRequest?
         var nextHop: URLRequest?
-        /// The request as sent and its session, kept for a stream that may have to be asked for again (Linux).
-        var sent: (request: URLRequest, session: URLSession)?
-        /// The task whose bytes feed the stream: `nil` while a stream waits for its reader (Linux). Bytes and the
-        /// end of any other task (one cancelled to pause the stream) are dropped.
-        var streamTask: URLSessionDataTask?
-        /// How the stream asks for the rest of its response again; `nil` when it cannot.
-        var resumption: StreamResumption?
-        /// The bytes still to drop from a `200` that answered a resumed stream's range with the whole body.
-        var skip = 0
     }
 
     let request: APIRequest
@@ -112,17 +101,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         let task = makeTask(urlRequest, body: request.body, on: session, complete: completionHandler)
         task.delegate = self
-        var keep = false
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            if case .stream = request.responseDelivery.kind, request.method == .get { keep = true }
-        #endif
         let started = state.withLock { state -> Bool in
             guard state.stop == nil else { return false }
             state.task = task
             state.continuation = continuation
             state.session = session
             state.current = urlRequest
-            if keep { state.sent = (urlRequest, session) }
             return true
         }
         guard started else {
@@ -329,9 +313,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
         cookies?.store(from: http)
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            if let disposition = continueStream(dataTask, response: http) { return completionHandler(disposition) }
-        #endif
         let progress = request.progress != nil
         let length = progress ? Self.declaredLength(of: http) : nil
         state.withLock { state in
@@ -429,26 +410,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Hands the response over with its body as a stream; the deadline ends here, the idle timeout takes over.
     private func startStream(_ task: URLSessionDataTask, response: HTTPURLResponse, length: Int64?) {
         let (stream, continuation) = ResponseStream.makeStream(for: request) {
-            // The task feeding the stream now (none while a paused stream waits for its reader).
-            let current = self.state.withLock { state in
-                // Nothing feeds the stream any more (this also lets the call go: the sink holds the stream).
-                defer {
-                    state.streamTask = nil
-                    state.sink = .memory
-                }
-                return state.streamTask
-            }
-            DispatchQueue.global().async { current?.cancel() }
+            DispatchQueue.global().async { task.cancel() }
         }
         let caller = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
             guard !state.finished else { return nil }
             state.finished = true
             state.sink = .stream(continuation)
-            state.streamTask = task
-            if let sent = state.sent {
-                state.resumption = StreamResumption(response: response, length: length, sent: sent)
-            }
-            state.sent = nil
             state.expected = length
             defer {
                 state.continuation = nil
@@ -463,25 +430,14 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let limit = request.maxResponseBytes
-        var data = data
         let (sink, tooLarge, received, expected) = state.withLock { state -> (Sink?, Bool, Int, Int64?) in
-            if case .stream = state.sink {
-                // A task cancelled to pause the stream may still report bytes: they are asked for again.
-                guard state.streamTask === dataTask else { return (nil, false, -1, nil) }
-                if state.skip > 0 {
-                    let dropped = min(state.skip, data.count)
-                    state.skip -= dropped
-                    data = data.dropFirst(dropped)
-                    if data.isEmpty { return (nil, false, -1, nil) }
-                }
-            }
             state.received += data.count
             switch state.sink {
             case .file, .stream:
                 if state.idle != nil { state.lastBytes = DispatchTime.now().uptimeNanoseconds }
                 return (state.sink, false, state.received, state.expected)
             case .memory:
-                guard !state.finished else { return (nil, false, -1, nil) }
+                guard !state.finished else { return (nil, false, 0, nil) }
                 if state.received > limit { return (nil, true, 0, nil) }
                 if state.body.isEmpty {
                     state.body = data
@@ -492,7 +448,6 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             }
         }
         if tooLarge { return stop(.tooLarge) }
-        guard received >= 0 else { return }
         request.progress?.reportReceived(Int64(received), expected: expected)
         switch sink {
         case .file(let handle, _)?:
@@ -509,10 +464,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             let underWindow = stream.yield(data)
             #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                 // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
-                // libcurl, and resuming starts it again; blocking this callback blocks every session): a response
-                // that can be resumed is cancelled, and asked for again from here once the reader caught up. The
-                // unread bytes of any other are bounded by maxResponseBytes.
-                if !underWindow, stream.unreadBytes > Self.pauseBytes, pause(dataTask, stream) { return }
+                // libcurl, and resuming starts it again): unread bytes are bounded by maxResponseBytes instead.
                 if !underWindow, stream.unreadBytes > request.maxResponseBytes {
                     stream.finish(
                         throwing: APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request))
@@ -550,13 +502,10 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         newRequest: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let (number, resuming) = state.withLock { state -> (Int, Bool) in
+        let number = state.withLock { state -> Int in
             state.redirects += 1
-            guard case .stream = state.sink else { return (state.redirects, false) }
-            return (state.redirects, true)
+            return state.redirects
         }
-        // A stream asked for again (Linux) continues from its own URL or fails: the redirect is its response.
-        if resuming { return completionHandler(nil) }
         guard let from = response.url ?? task.currentRequest?.url, let to = newRequest.url else {
             completionHandler(nil)
             return
@@ -644,152 +593,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
-        // The end of a task cancelled to pause a stream is not the stream's.
-        let stale = state.withLock { state -> Bool in
-            guard case .stream = state.sink else { return false }
-            return state.streamTask !== task
-        }
-        if stale { return }
         complete(data: nil, response: nil, task: task, error: error)
-    }
-}
-
-#if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-    // MARK: - A stream's window on Linux
-
-    extension URLSessionCall {
-        /// The unread bytes past which a stream's response is cancelled, to be asked for again from where the
-        /// reader is once it read them down to half ``ResponseStream/windowBytes``: a few windows, so that a
-        /// reader a little slower than the network does not reconnect every few hundred kilobytes.
-        static let pauseBytes = 4 * ResponseStream.windowBytes
-
-        /// The reader of the stream fed by `dataTask` is a window behind: when the response can be resumed, cancels
-        /// the task and asks for the rest once the reader caught up. `false` when it cannot: the bytes keep coming.
-        private func pause(_ dataTask: URLSessionDataTask, _ stream: ResponseStream.Continuation) -> Bool {
-            let paused = state.withLock { state -> Bool in
-                guard state.streamTask === dataTask, state.resumption != nil, state.skip == 0 else { return false }
-                state.streamTask = nil
-                return true
-            }
-            guard paused else { return false }
-            // Not from here: cancelling waits for the queue this callback runs on.
-            DispatchQueue.global().async { dataTask.cancel() }
-            stream.whenDrained { DispatchQueue.global().async { self.reconnect(stream) } }
-            return true
-        }
-
-        /// Asks for the rest of a paused stream's response: its request again, with a range from the bytes the
-        /// stream was handed, valid only if the response has not changed since.
-        private func reconnect(_ stream: ResponseStream.Continuation) {
-            let next = state.withLock { state -> (URLRequest, URLSession)? in
-                guard case .stream = state.sink, !stream.isCancelled, state.streamTask == nil,
-                    let resumption = state.resumption
-                else {
-                    // The reader stopped while the stream waited: nothing runs any more.
-                    state.sink = .memory
-                    return nil
-                }
-                return (resumption.request(from: state.received), resumption.session)
-            }
-            guard let (urlRequest, session) = next else { return }
-            let task = makeTask(urlRequest, body: request.body, on: session, complete: nil)
-            task.delegate = self
-            let started = state.withLock { state -> Bool in
-                guard case .stream = state.sink, !stream.isCancelled else { return false }
-                state.streamTask = task
-                return true
-            }
-            guard started else { return }
-            task.resume()
-            // The reader may have stopped in between, before the task was there to cancel.
-            if stream.isCancelled { task.cancel() }
-        }
-
-        /// The head of the response to a stream asked for again, or `nil` when `task` does not continue a
-        /// stream. A `206` from the stream's position continues it; a `200` with the same validator and length
-        /// is the whole body again, whose first bytes are dropped (and the stream is not paused again); anything
-        /// else means the response changed, and the stream fails.
-        func continueStream(_ task: URLSessionDataTask, response: HTTPURLResponse) -> URLSession.ResponseDisposition? {
-            let outcome = state.withLock { state -> (ResponseStream.Continuation, Bool, Int)? in
-                guard case .stream(let stream) = state.sink, state.streamTask === task,
-                    let resumption = state.resumption
-                else { return nil }
-                if response.statusCode == 206,
-                    ContentRange(response.value(forHTTPHeaderField: "Content-Range"))?.start
-                        == Int64(state.received)
-                {
-                    return (stream, true, state.received)
-                }
-                if response.statusCode == 200, resumption.matches(response) {
-                    state.skip = state.received
-                    state.resumption = nil
-                    return (stream, true, state.received)
-                }
-                state.streamTask = nil
-                return (stream, false, state.received)
-            }
-            guard let (stream, continues, received) = outcome else { return nil }
-            if continues { return .allow }
-            let problem =
-                "a \(response.statusCode) response that does not continue the stream at \(received) bytes"
-            stream.finish(
-                throwing: APIError(
-                    .transport(.other), endpoint: request.endpoint, request: request,
-                    underlyingError: DownloadProblem(description: problem)))
-            state.withLock { $0.sink = .memory }
-            return .cancel
-        }
-    }
-#endif
-
-/// How a streamed response is asked for again from a later byte, when FoundationNetworking cannot pause it: only
-/// a `GET` whose `200` declares its length (no content coding), accepts byte ranges, names a validator (a strong
-/// `ETag`, else `Last-Modified`) and came from the URL asked for.
-struct StreamResumption: @unchecked Sendable {
-    /// The request as first sent.
-    let request: URLRequest
-    /// The session it was sent on.
-    let session: URLSession
-    /// The `If-Range` value: the response's strong `ETag` or its `Last-Modified`.
-    let validator: String
-    /// The length of the whole body.
-    let length: Int64
-
-    init?(response: HTTPURLResponse, length: Int64?, sent: (request: URLRequest, session: URLSession)) {
-        guard response.statusCode == 200, let length, length > 0,
-            sent.request.value(forHTTPHeaderField: "Range") == nil,
-            response.url == nil || response.url == sent.request.url,
-            let ranges = response.value(forHTTPHeaderField: "Accept-Ranges"),
-            ranges.lowercased().split(separator: ",").contains(where: {
-                $0.trimmingCharacters(in: .whitespaces) == "bytes"
-            })
-        else { return nil }
-        if let tag = response.value(forHTTPHeaderField: "ETag"), tag.hasPrefix("\"") {
-            validator = tag
-        } else if let modified = response.value(forHTTPHeaderField: "Last-Modified"), !modified.isEmpty {
-            validator = modified
-        } else {
-            return nil
-        }
-        self.request = sent.request
-        self.session = sent.session
-        self.length = length
-    }
-
-    /// The request for the bytes from `offset` on, if the response is still the same.
-    func request(from offset: Int) -> URLRequest {
-        var next = request
-        next.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
-        next.setValue(validator, forHTTPHeaderField: "If-Range")
-        return next
-    }
-
-    /// Whether `response` (a `200`) is the same whole body again.
-    func matches(_ response: HTTPURLResponse) -> Bool {
-        let tag = response.value(forHTTPHeaderField: "ETag")
-        let modified = response.value(forHTTPHeaderField: "Last-Modified")
-        return (tag == validator || modified == validator) && response.expectedContentLength == length
-            && response.value(forHTTPHeaderField: "Content-Encoding") == nil
     }
 }
 

@@ -1,7 +1,6 @@
+import Courier
 import Foundation
 import Testing
-
-@testable import Courier
 
 /// Downloads against the fault server's misbehaving routes (`Sources/CourierTesting/Resources/faultserver.py`):
 /// `/ranged` (an ETag, `304` to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under
@@ -26,81 +25,6 @@ struct TransferFaultIntegrationTests {
         struct Stats: Decodable { let ranges: [String]? }
         let stats: Stats = try await GET<Void>("/count-stats?key=ranged:\(key)").request(using: configuration)
         return stats.ranges ?? []
-    }
-
-    // MARK: - A slowly read stream on Linux (issue 21 item 10)
-
-    /// Reads `endpoint` as a stream, first waiting (up to 20 s) until the stream holds more unread bytes than
-    /// URLSessionExecutor's pause threshold: on Linux the transfer was then cancelled, to be asked for again.
-    static func readSlowly(_ endpoint: GET<Void>, using configuration: APIConfiguration) async throws -> Data {
-        let stream = try await endpoint.stream(using: configuration)
-        let clock = ContinuousClock()
-        let start = clock.now
-        while stream.handle.buffer.unreadBytes <= 4 * ResponseStream.windowBytes, clock.now - start < .seconds(20) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        var received = Data()
-        for try await chunk in stream { received.append(chunk) }
-        return received
-    }
-
-    static let streamSize = 12 * 1_048_576
-
-    @Test("A stream whose reader fell behind continues with a 206 from the reader's position, every byte once")
-    func slowStreamResumes() async throws {
-        let configuration = try FaultServer.configuration()
-        let key = UUID().uuidString
-        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&key=\(key)")
-
-        let received = try await Self.readSlowly(endpoint, using: configuration)
-
-        #expect(received == Self.rangedBytes(Self.streamSize))
-        let ranges = try await Self.ranges(key: key, using: configuration)
-        #if canImport(FoundationNetworking)
-            #expect(ranges.count >= 2, "\(ranges)")
-            #expect(ranges.first == "")
-            #expect(ranges.dropFirst().allSatisfy { $0.hasPrefix("bytes=") && $0 != "bytes=0-" }, "\(ranges)")
-        #else
-            #expect(ranges == [""])
-        #endif
-    }
-
-    @Test("A stream asked for again and answered 200 with the same ETag drops the bytes it had: every byte once")
-    func slowStreamWholeBodyAgain() async throws {
-        let configuration = try FaultServer.configuration()
-        let key = UUID().uuidString
-        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&norange=1&key=\(key)")
-
-        let received = try await Self.readSlowly(endpoint, using: configuration)
-
-        #expect(received == Self.rangedBytes(Self.streamSize))
-        #if canImport(FoundationNetworking)
-            // The whole body came again: the stream is not paused a second time.
-            #expect(try await Self.ranges(key: key, using: configuration).count == 2)
-        #endif
-    }
-
-    @Test("A stream asked for again whose response changed (a new ETag) fails with a transport error")
-    func slowStreamChanged() async throws {
-        let configuration = try FaultServer.configuration()
-        let key = UUID().uuidString
-        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&changing=1&key=\(key)")
-
-        var received: Data?
-        var failure: (any Error)?
-        do {
-            received = try await Self.readSlowly(endpoint, using: configuration)
-        } catch {
-            failure = error
-        }
-
-        #if canImport(FoundationNetworking)
-            let error = try #require(failure as? APIError, "received \(received?.count ?? 0) bytes")
-            #expect(error.reason == .transport(.other), "\(error)")
-            #expect(try await Self.ranges(key: key, using: configuration).count == 2)
-        #else
-            #expect(received == Self.rangedBytes(Self.streamSize))
-        #endif
     }
 
     // MARK: - 304 (issue 21 item 5)
