@@ -47,6 +47,7 @@ extension ExecutorConformance {
             case .multipartBody: await multipartBody()
             case .streamedResponse: await streamedResponse()
             case .downloadToFile: await downloadToFile()
+            case .downloadIdleTimeout: await downloadIdleTimeout()
             case .progressReported: await progressReported()
             case .redirectedUploads: await redirectedUploads()
             }

@@ -195,6 +195,85 @@ extension ExecutorConformance.Context {
         await cutDownload(folder: folder)
     }
 
+    func downloadIdleTimeout() async {
+        guard let folder = temporaryFolder() else { return }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let faultServer = servers.faultServer
+        // 24 bytes, one every 0.25 s: about 6 s in all, twice the 3 s timeout.
+        let drip = GET<Void>("/slow-body?bytes=24&interval=0.25")
+        let destination = folder.appendingPathComponent("drip.txt")
+
+        let deadlineLabel = "download of /slow-body (24 bytes over 6 s) with a 3 s timeout, no idle timeout"
+        if let reason = await transfer(
+            deadlineLabel, needs: .fileResponses, timeout: .seconds(3),
+            { configuration, _ in
+                var configuration = configuration
+                configuration.baseURL = faultServer
+                return try await Self.failureReason {
+                    try await drip.download(to: destination, using: configuration)
+                }
+            })
+        {
+            expect(
+                reason == .transport(.timedOut),
+                "\(deadlineLabel): \(reason.map { "\($0)" } ?? "succeeded"), expected timedOut (the timeout is a deadline)"
+            )
+        }
+
+        let idleLabel = "download of /slow-body (24 bytes over 6 s) with a 3 s timeout and a 2 s idle timeout"
+        if let response = await transfer(
+            idleLabel, needs: .fileResponses, timeout: .seconds(3),
+            { configuration, _ in
+                var configuration = configuration
+                configuration.baseURL = faultServer
+                return try await drip.download(to: destination, idleTimeout: .seconds(2), using: configuration)
+            })
+        {
+            expect(response.statusCode == 200, "\(idleLabel): status \(response.statusCode)")
+            let written = try? Data(contentsOf: destination)
+            expect(
+                written == Data(repeating: UInt8(ascii: "."), count: 24),
+                "\(idleLabel): the file has \(written?.count ?? 0) of 24 bytes, or others")
+        }
+
+        // A stall: 2 bytes, then nothing (the server waits for the client to leave).
+        let stalled = folder.appendingPathComponent("stall.txt")
+        let stallLabel = "download of /slow-body stalling after 2 bytes with a 15 s timeout and a 1 s idle timeout"
+        if let (reason, elapsed) = await transfer(
+            stallLabel, needs: .fileResponses, timeout: .seconds(15),
+            { configuration, _ in
+                var configuration = configuration
+                configuration.baseURL = faultServer
+                let start = ContinuousClock.now
+                let reason = try await Self.failureReason {
+                    try await GET<Void>("/slow-body?bytes=6&interval=0.05&stall=2").download(
+                        to: stalled, idleTimeout: .seconds(1), using: configuration)
+                }
+                return (reason, ContinuousClock.now - start)
+            })
+        {
+            expect(
+                reason == .transport(.timedOut) && elapsed < .seconds(8),
+                "\(stallLabel): \(reason.map { "\($0)" } ?? "succeeded") after \(elapsed), expected timedOut after about 1 s"
+            )
+            expect(
+                !FileManager.default.fileExists(atPath: stalled.path),
+                "\(stallLabel): the stalled download left a file under the final name")
+        }
+    }
+
+    /// Why `operation` failed, `nil` when it succeeded; a call the executor does not support is rethrown, for
+    /// ``transfer(_:needs:timeout:_:)`` to see.
+    static func failureReason(_ operation: () async throws -> Void) async throws -> APIError.Reason? {
+        do {
+            try await operation()
+            return nil
+        } catch let error as APIError {
+            if error.reason == .transport(.unsupportedByExecutor) { throw error }
+            return error.reason
+        }
+    }
+
     /// A download cut short by a clean close (FIN before its `Content-Length`) is a lost connection, which the
     /// retry plugin retries, resuming after the bytes the first attempt wrote (the fault server's `/ranged`).
     private func cutDownload(folder: URL) async {

@@ -30,10 +30,10 @@ import Foundation
 /// status codes returned unvalidated, empty bodies, redirects (followed, not followed, credentials removed
 /// on an origin change, refused), the timeout as a deadline for the whole call, cancellation within a
 /// second, the response size limit, the classification of transport failures, 64 calls at once, and transfers:
-/// file, stream and multipart bodies, streamed responses, downloads to files with resume, progress, and `307`s
-/// after an upload. The transfer checks follow the executor's ``/Courier/APIExecutor/supportedTransfers``: what
-/// it does not declare must fail before any I/O. Every check has a time limit (``timeLimit``), so an executor
-/// that hangs fails instead of stalling your tests.
+/// file, stream and multipart bodies, streamed responses, downloads to files with resume and with an idle timeout,
+/// progress, and `307`s after an upload. The transfer checks follow the executor's
+/// ``/Courier/APIExecutor/supportedTransfers``: what it does not declare must fail before any I/O. Every check
+/// has a time limit (``timeLimit``), so an executor that hangs fails instead of stalling your tests.
 public struct ExecutorConformance: Sendable {
     /// The servers the checks talk to.
     public struct Servers: Sendable {
@@ -135,6 +135,12 @@ public struct ExecutorConformance: Sendable {
         /// download cancelled midway keeps its partial file and resumes with `Range`; one cut short by a clean
         /// close is retried by the retry plugin and resumes after the bytes it wrote.
         case downloadToFile
+        /// A download with an idle timeout runs past the request's timeout as long as bytes keep coming (the
+        /// timeout bounds the wait for the head only), and fails with
+        /// ``/Courier/APIError/TransportProblem/timedOut`` when the body stalls for longer than the idle timeout;
+        /// without an idle timeout, the timeout is a deadline for the whole download (the fault server's
+        /// `/slow-body`).
+        case downloadIdleTimeout
         /// Progress of a download, a stream and a file upload reaches the byte counts and their totals, and ends
         /// when the call ends.
         case progressReported

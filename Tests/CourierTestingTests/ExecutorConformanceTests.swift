@@ -49,8 +49,8 @@ struct ExecutorConformanceTests {
     /// The checks of transfers (bodies from files and streams, multipart, streamed responses, downloads, progress,
     /// redirected uploads).
     static let transferChecks: [ExecutorConformance.Check] = [
-        .fileAndStreamBodies, .multipartBody, .streamedResponse, .downloadToFile, .progressReported,
-        .redirectedUploads,
+        .fileAndStreamBodies, .multipartBody, .streamedResponse, .downloadToFile, .downloadIdleTimeout,
+        .progressReported, .redirectedUploads,
     ]
 
     /// An executor written before transfers existed: in-memory calls only.

@@ -49,15 +49,18 @@ extension AsyncHTTPClientCall {
     }
 
     /// Writes the body to `file`: after its first `offset` bytes for a `206` whose `Content-Range` continues
-    /// them, else from the start. Memory stays bounded by one chunk; the call's deadline covers the download.
+    /// them, else from the start. Memory stays bounded by one chunk. The call's deadline covers the download, or,
+    /// with `idle`, the head only: from here on each chunk must come within the idle timeout of the last.
     func download(
         _ response: HTTPClientResponse,
         headers: Courier.HTTPHeaders,
         url: URL,
         to file: URL,
         resumingAt offset: Int64,
-        expected length: Int64?
+        expected length: Int64?,
+        idle: IdleTimer?
     ) async throws -> APIResponse {
+        idle?.headArrived()
         let statusCode = Int(response.status.code)
         var start: Int64 = 0
         if statusCode == 206 {
@@ -89,6 +92,7 @@ extension AsyncHTTPClientCall {
         var writer = GatheringFileWriter(handle: handle, length: UInt64(start))
         do {
             for try await chunk in response.body {
+                idle?.bytesArrived()
                 try writer.append(chunk)
                 received += Int64(chunk.readableBytes)
                 request.progress?.reportReceived(received, expected: expected)

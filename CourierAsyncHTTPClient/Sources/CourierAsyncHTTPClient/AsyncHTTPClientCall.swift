@@ -11,7 +11,8 @@ import NIOHTTP1
 /// A body held in memory (the default) takes the path of `AsyncHTTPClientCall+Memory.swift`, in the caller's
 /// task. A stream or a download runs in a task of its own, so that the deadline (``DeadlineTimer``, one timer
 /// for every call) can cancel it even while it waits for body bytes; cancelling that task cancels the HTTP
-/// request.
+/// request. A download with an idle timeout has an ``IdleTimer`` instead: the deadline until the head, then
+/// the idle timeout from the last bytes received.
 final class AsyncHTTPClientCall: Sendable {
     /// Why the call stopped before its work ended.
     enum Stop: Sendable {
@@ -41,11 +42,19 @@ final class AsyncHTTPClientCall: Sendable {
         {
             return try await runInMemory()
         }
-        let work = Task { try await self.perform(boundingBodyReadsBy: nil) }
-        let timer = DeadlineTimer.shared.add(.now() + TimeAmount(request.timeout)) {
-            self.stop(.timedOut, work)
+        let idle = delivery.fileURL == nil ? nil : delivery.idleTimeout.map { IdleTimer(idle: TimeAmount($0)) }
+        let work = Task { try await self.perform(boundingBodyReadsBy: nil, idle: idle) }
+        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
+        var timer: UInt64?
+        if let idle {
+            idle.start(deadline: deadline) { self.stop(.timedOut, work) }
+        } else {
+            timer = DeadlineTimer.shared.add(deadline) { self.stop(.timedOut, work) }
         }
-        defer { DeadlineTimer.shared.remove(timer) }
+        defer {
+            if let timer { DeadlineTimer.shared.remove(timer) }
+            idle?.end()
+        }
         do {
             let response = try await withTaskCancellationHandler {
                 try await work.value
@@ -74,8 +83,9 @@ final class AsyncHTTPClientCall: Sendable {
     /// Sends the request, then each redirect hop the policy follows; returns the final response with its body.
     ///
     /// With a `bodyDeadline`, each read of a body is bounded by it (``bounded(by:_:)``); without, the caller
-    /// bounds the whole call.
-    func perform(boundingBodyReadsBy bodyDeadline: NIODeadline?) async throws -> APIResponse {
+    /// bounds the whole call, or `idle` does (a download with an idle timeout, told when the head and each chunk
+    /// of the body arrive).
+    func perform(boundingBodyReadsBy bodyDeadline: NIODeadline?, idle: IdleTimer? = nil) async throws -> APIResponse {
         let deadline = bodyDeadline ?? NIODeadline.now() + TimeAmount(request.timeout)
         var hop = Hop(url: request.url, method: request.method, headers: request.headers, body: request.body)
         var redirects = 0
@@ -102,7 +112,7 @@ final class AsyncHTTPClientCall: Sendable {
                 let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: hop.url)?.absoluteURL
             else {
-                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
+                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline, idle: idle)
             }
             redirects += 1
             let headers = Courier.HTTPHeaders(response.headers)
@@ -113,12 +123,12 @@ final class AsyncHTTPClientCall: Sendable {
                 let next = hop.following(redirect, removingCredentialsOf: request)
                 // A one-shot body already sent cannot be sent again: the redirect is the response.
                 if !next.body.isEmpty, !next.body.isReplayable {
-                    return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
+                    return try await finish(response, hop: hop, bodyDeadline: bodyDeadline, idle: idle)
                 }
                 await discard(response.body, bodyDeadline: bodyDeadline)
                 hop = next
             case .stop:
-                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline)
+                return try await finish(response, hop: hop, bodyDeadline: bodyDeadline, idle: idle)
             case .fail(let refusal):
                 await discard(response.body, bodyDeadline: bodyDeadline)
                 let redirectResponse = APIResponse(
@@ -172,7 +182,7 @@ final class AsyncHTTPClientCall: Sendable {
     /// Hands the body of the final response over as the request's delivery asks (a `2xx` to a stream or a
     /// file; anything else in memory, within the size limit) and makes the call's response.
     private func finish(
-        _ response: HTTPClientResponse, hop: Hop, bodyDeadline: NIODeadline?
+        _ response: HTTPClientResponse, hop: Hop, bodyDeadline: NIODeadline?, idle: IdleTimer?
     ) async throws -> APIResponse {
         let url = hop.url
         // A streamed body reported its bytes as the client took them; one in memory has been sent, all of it, once
@@ -194,7 +204,7 @@ final class AsyncHTTPClientCall: Sendable {
             if let file = delivery.fileURL {
                 return try await download(
                     response, headers: headers, url: url, to: file, resumingAt: delivery.resumeOffset,
-                    expected: declared)
+                    expected: declared, idle: idle)
             }
         }
         // A `HEAD`'s `Content-Length` is that of the `GET`: its body is empty whatever it says.

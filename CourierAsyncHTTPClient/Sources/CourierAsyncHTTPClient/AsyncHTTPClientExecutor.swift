@@ -22,7 +22,8 @@ import Tracing
 /// It keeps the same contracts as ``Courier/URLSessionExecutor``, and passes the same
 /// `ExecutorConformance` suite (in `CourierTesting`):
 /// - **A timeout is a deadline.** A request's `timeout` bounds the whole call: connect, send, wait for the
-///   head, and receive the whole body. A call that runs out of it fails with `.transport(.timedOut)`.
+///   head, and receive the whole body (for a download with an idle timeout: the wait for the head, and then
+///   the idle timeout each wait for bytes). A call that runs out of it fails with `.transport(.timedOut)`.
 /// - **Redirects follow the request's `redirectPolicy`,** hop by hop, here and not in the client: before
 ///   a hop that changes the origin (scheme, host or port) every credential is removed (the headers
 ///   `SensitiveData` names and the request's `sensitiveHeaders`); `https` → `http` is refused unless the

@@ -60,6 +60,38 @@ struct TransferTests {
         #expect(seen == 3)
     }
 
+    @Test("A download with an idle timeout: the timeout still bounds the head; cancelling it is prompt")
+    func idleTimeoutHeadAndCancellation() async throws {
+        let faultServer = try Servers.required().faultServer
+        let configuration = Self.configuration(faultServer).with { $0.timeout = .seconds(1) }
+        let destination = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        let start = ContinuousClock.now
+
+        let late = await #expect(throws: APIError.self) {
+            try await GET<Void>("/slow-headers?delay=10").download(
+                to: destination, idleTimeout: .seconds(30), using: configuration)
+        }
+        let headWait = ContinuousClock.now - start
+        let stalled = Task {
+            try await GET<Void>("/slow-body?bytes=6&interval=0.05&stall=2").download(
+                to: destination, idleTimeout: .seconds(30), using: Self.configuration(faultServer))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let cancelledAt = ContinuousClock.now
+        stalled.cancel()
+        let result = await stalled.result
+
+        #expect(late?.reason == .transport(.timedOut), "got \(String(describing: late))")
+        #expect(headWait < .seconds(8))
+        #expect(throws: APIError.self) { try result.get() }
+        if case .failure(let error as APIError) = result {
+            #expect(error.reason == .transport(.cancelled))
+        }
+        #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test("A stream of a status the endpoint refuses is an error with the body, read in memory")
     func refusedStatus() async throws {
         let configuration = Self.configuration(try Servers.required().faultServer)
