@@ -1,6 +1,7 @@
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 /// Streamed responses, downloads and progress with `AsyncHTTPClientExecutor`, against the fault server and
@@ -184,13 +185,21 @@ struct TransferTests {
     @Test("Upload progress counts a streamed body's bytes as the client takes them, its size unknown or known")
     func uploadProgress() async throws {
         let chunk = Data(repeating: 0x61, count: 64 * 1024)
-        // A producer that pauses between chunks, so that the reader below sees the count grow.
-        func chunks() -> AsyncStream<Data> {
+        // A producer that stops half-way until the reader below has seen a count between none and all (at most 5 s),
+        // so that a count reported as the body goes is seen whatever the machine's load; one reported only at the
+        // end never is.
+        func chunks(seenPartial: NIOLockedValueBox<Bool>) -> AsyncStream<Data> {
             AsyncStream { continuation in
                 let producer = Task {
-                    for _ in 0..<16 {
+                    for index in 0..<16 {
+                        if index == 8 {
+                            let clock = ContinuousClock()
+                            let giveUp = clock.now + .seconds(5)
+                            while !seenPartial.withLockedValue({ $0 }), clock.now < giveUp {
+                                try? await Task.sleep(for: .milliseconds(5))
+                            }
+                        }
                         continuation.yield(chunk)
-                        try? await Task.sleep(for: .milliseconds(5))
                     }
                     continuation.finish()
                 }
@@ -201,13 +210,19 @@ struct TransferTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try Data(repeating: 0x62, count: 1 << 20).write(to: file)
 
-        for (body, expected) in [(RequestBody.stream(chunks()), nil), (.file(file), Int64(1 << 20))] {
+        let seenPartial = NIOLockedValueBox(false)
+        for (body, expected) in [
+            (RequestBody.stream(chunks(seenPartial: seenPartial)), nil), (.file(file), Int64(1 << 20)),
+        ] {
             var request = try Self.post(body)
             let progress = TransferProgress()
             request.progress = progress
             let watcher = Task {
                 var sent: [Int64] = []
-                for await snapshot in progress { sent.append(snapshot.sent) }
+                for await snapshot in progress {
+                    sent.append(snapshot.sent)
+                    if snapshot.sent > 0, snapshot.sent < 1 << 20 { seenPartial.withLockedValue { $0 = true } }
+                }
                 return sent
             }
 
