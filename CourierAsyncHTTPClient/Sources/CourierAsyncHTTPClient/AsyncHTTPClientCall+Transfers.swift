@@ -33,11 +33,13 @@ extension AsyncHTTPClientCall {
                 }
                 // A cancelled body sequence may end early instead of throwing.
                 try Task.checkCancellation()
+                // The progress ends before the stream does, so a reader that sees the end sees it finished.
+                progress?.finish()
                 continuation.finish()
             } catch {
+                progress?.finish()
                 continuation.finish(throwing: self.failure(error))
             }
-            progress?.finish()
         }
         let cancelled = pump.withLockedValue { state -> Bool in
             state.task = task
