@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 // Writes cache entries into a directory in an endless loop, for the crash test in

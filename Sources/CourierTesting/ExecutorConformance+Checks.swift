@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 extension ExecutorConformance {
@@ -65,7 +65,7 @@ extension ExecutorConformance {
             var timeout: Duration = .seconds(10)
             var redirectPolicy: RedirectPolicy = .follow
             var maxResponseBytes = APIConfiguration.defaultMaxResponseBytes
-            var sensitiveHeaders: Set<HTTPHeaderName> = []
+            var sensitiveNames: Set<HTTPHeaderName> = []
 
             /// `METHOD target`, for messages.
             var label: String { "\(method) \(target)" }
@@ -86,7 +86,7 @@ extension ExecutorConformance {
                 timeout: call.timeout,
                 redirectPolicy: call.redirectPolicy,
                 maxResponseBytes: call.maxResponseBytes,
-                sensitiveHeaders: call.sensitiveHeaders,
+                sensitiveNames: call.sensitiveNames,
                 endpoint: Self.endpoint(call.method, path: url.path)
             )
             do {

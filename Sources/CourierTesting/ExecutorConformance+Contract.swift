@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 // The checks themselves, one method per ``ExecutorConformance/Check``.
@@ -141,7 +141,7 @@ extension ExecutorConformance.Context {
             let to = hop.to
             let call = Call(
                 base: servers.faultServer, target: "/redirect?status=302&to=\(Self.query(to))", headers: headers,
-                sensitiveHeaders: ["X-Session"])
+                sensitiveNames: ["X-Session"])
             guard let response = await response(call), let echo = json(response, "\(call.label) (\(hop.name))") else {
                 continue
             }
@@ -221,7 +221,8 @@ extension ExecutorConformance.Context {
             task.cancel()
             let outcome = await task.value
             let elapsed = ContinuousClock.now - cancelled
-            expect(elapsed < .seconds(1), "\(call.label): ended \(elapsed) after it was cancelled")
+            // Well below the 10 s the server would still take (generous: a loaded machine is slow, not 5 s slow).
+            expect(elapsed < .seconds(5), "\(call.label): ended \(elapsed) after it was cancelled")
             switch outcome {
             case .success(let response):
                 fail("\(call.label): returned status \(response.statusCode) after it was cancelled")

@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 // The transfer checks themselves, one method per transfer ``ExecutorConformance/Check``.
@@ -123,7 +123,7 @@ extension ExecutorConformance.Context {
         {
             expect(bytes == Data("****".utf8), "\(dripLabel): received \(bytes.count) bytes, expected ****")
             expect(
-                (first ?? .seconds(99)) < .milliseconds(1200) && total >= .milliseconds(1200),
+                total - (first ?? total) >= .milliseconds(400),
                 "\(dripLabel): the first byte came after \(first.map { "\($0)" } ?? "never"), the stream ended after \(total); expected the first byte long before the end"
             )
         }
@@ -302,7 +302,7 @@ extension ExecutorConformance.Context {
         expect(written == expected, "\(label): the file has \(written?.count ?? 0) of \(count) bytes, or others")
     }
 
-    /// ``/Courier/ResponseDelivery/file(_:resumingAt:idleTimeout:willWrite:)`` with an offset: a `206` is appended after the
+    /// `ResponseDelivery.file(_:resumingAt:idleTimeout:willWrite:)` with an offset: a `206` is appended after the
     /// first bytes, a `200` replaces the whole file.
     private func resumedDelivery(folder: URL, count: Int, expected: Data) async {
         let offset = 30_000

@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 /// The executor conformance suite: checks that an ``/Courier/APIExecutor`` keeps Courier's executor contract
@@ -92,7 +92,7 @@ public struct ExecutorConformance: Sendable {
         /// With `.doNotFollow` (or a policy that stops) the redirect itself is the response.
         case redirectsNotFollowed
         /// Before a hop to another host or port every credential is removed (`Authorization`, `Cookie`,
-        /// `X-API-Key`, and the request's ``/Courier/APIRequest/sensitiveHeaders``); on the same origin they stay.
+        /// `X-API-Key`, and the request's ``/Courier/APIRequest/sensitiveNames``); on the same origin they stay.
         case redirectCredentialsRemoved
         /// Too many hops, and a hop the policy refuses, fail with
         /// ``/Courier/APIError/TransportProblem/redirectRefused(_:)``.

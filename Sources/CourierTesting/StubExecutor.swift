@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 /// An executor that answers from stubs instead of the network and records every request it receives.
@@ -147,10 +147,6 @@ public struct StubExecutor: APIExecutor {
 
     // MARK: - Executing
 
-    /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
-    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
-    public var supportedTransfers: TransferFeatures { .all }
-
     /// Records `request` and answers it from the first matching stub.
     ///
     /// The body is read whole as a real executor would send it (a file from disk, a multipart form part by part,
@@ -198,7 +194,7 @@ public struct UnstubbedRequest: Error, CustomStringConvertible {
         self.redactedURL = SensitiveData.redacted(request.url, for: request)
     }
 
-    /// Names the endpoint and the URL, redacted (see ``/Courier/SensitiveData``).
+    /// Names the endpoint and the URL, redacted (see `SensitiveData`).
     public var description: String {
         "no stub for \(endpoint) (\(redactedURL)); add one with stub(_:with:)"
     }
@@ -217,4 +213,10 @@ private final class RequestLog: Sendable {
     func clear() {
         stored.withLock { $0.removeAll() }
     }
+}
+
+extension StubExecutor {
+    /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
+    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
+    public var supportedTransfers: TransferFeatures { .all }
 }

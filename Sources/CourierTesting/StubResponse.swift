@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 
 /// What a ``StubExecutor`` answers: a status, headers and a body, or an error, optionally after a delay.
@@ -14,7 +14,7 @@ import Foundation
 /// .file(fixtureURL)                                                     // a body read from a file
 /// ```
 ///
-/// Whatever the body, it reaches the caller the way the request asks (``/Courier/APIRequest/responseDelivery``):
+/// Whatever the body, it reaches the caller the way the request asks (`APIRequest.responseDelivery`):
 /// in memory, written to the download's file, or as a ``/Courier/ResponseStream`` whose chunks arrive one by one.
 public struct StubResponse: Sendable {
     /// The status code.

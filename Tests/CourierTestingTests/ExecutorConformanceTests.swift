@@ -101,7 +101,8 @@ struct ExecutorConformanceTests {
         let failures = await suite.run(.statusCodesPassedThrough)
 
         #expect(failures.map(\.message) == ["did not finish within 0.3 seconds"])
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Far below the 60 s the executor hangs for: a loaded machine is slow, not 30 s slow.
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 
     // MARK: - The emulator

@@ -26,7 +26,7 @@ import Tracing
 ///   the idle timeout each wait for bytes). A call that runs out of it fails with `.transport(.timedOut)`.
 /// - **Redirects follow the request's `redirectPolicy`,** hop by hop, here and not in the client: before
 ///   a hop that changes the origin (scheme, host or port) every credential is removed (the headers
-///   `SensitiveData` names and the request's `sensitiveHeaders`); `https` → `http` is refused unless the
+///   `SensitiveData` names and the request's `sensitiveNames`); `https` → `http` is refused unless the
 ///   policy allows it; `303` (and `301`/`302` after a `POST`) continue as a `GET` without the body.
 /// - **Memory is bounded.** The body is counted as it arrives, after content decoding (the client decodes
 ///   `gzip` and `deflate` as `URLSession` does); the call fails with `.transport(.responseTooLarge)` the moment it

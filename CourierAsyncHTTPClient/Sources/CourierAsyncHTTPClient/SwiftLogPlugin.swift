@@ -77,7 +77,7 @@ public struct SwiftLogPlugin: APIPlugin {
         let call = CallRecord(request: request)
         let logger = self.logger
         let levels = self.levels
-        let plugin = LoggingPlugin(options: options) { line in
+        let plugin = LoggingPlugin.logging(options) { line in
             call.log(line, to: logger, levels: levels)
         }
         return try await plugin.intercept(request) { request in

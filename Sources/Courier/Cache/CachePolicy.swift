@@ -205,9 +205,9 @@ public struct CachePolicy: Sendable {
 }
 
 /// The tag key of a per-endpoint ``CachePolicy``.
-public enum CachePolicyKey: APITagKey {
+enum CachePolicyKey: APITagKey {
     /// No per-endpoint policy: ``ResponseCache/defaultPolicy`` applies.
-    public static let defaultValue: CachePolicy? = nil
+    static let defaultValue: CachePolicy? = nil
 }
 
 extension APITag {

@@ -191,11 +191,11 @@ enum HTTPCaching {
         }
         if let cookies, !cookies.isEmpty { credentials.append(("cookie (session)", cookies)) }
         // A credential in the query: a secret name, or a name the request marks (an API key an auth plugin
-        // appended as `key`, a name in the configuration's `sensitiveHeaders`).
+        // appended as `key`, a name in the configuration's `sensitiveNames`).
         if urlText.utf8.contains(UInt8(ascii: "?")) {
             for item in request.queryItems
             where SensitiveData.isSensitiveKey(item.name)
-                || request.sensitiveHeaders.contains(HTTPHeaderName(rawValue: item.name))
+                || request.sensitiveNames.contains(HTTPHeaderName(rawValue: item.name))
             {
                 credentials.append(("query " + item.name, item.value ?? ""))
             }

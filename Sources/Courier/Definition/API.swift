@@ -1,7 +1,7 @@
 /// An endpoint of an HTTP API, declared as a property wrapper over its ``APIParameterBuilder``.
 ///
 /// Use it through the method aliases (``GET``, ``POST``, ``PUT``, ``PATCH``, ``DELETE``, ``HEAD``,
-/// ``OPTIONS``, ``QUERY``, ``TRACE``, ``CONNECT``) inside an *address book*, a namespace of endpoints:
+/// ``OPTIONS``, ``QUERY``) inside an *address book*, a namespace of endpoints:
 ///
 /// ```swift
 /// @MainActor enum GitHub {
@@ -36,16 +36,25 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     /// The endpoint itself, reached as `$name`.
     public var projectedValue: API<Parameter, Method> { self }
 
-    /// Declares an endpoint.
+    /// Declares an endpoint: as a property wrapper (`@GET("/users/{login}") static var user: …`), or as a value
+    /// with the parameter builder as a trailing closure — for `static let` endpoints, locals and tests:
+    ///
+    /// ```swift
+    /// enum Books {
+    ///     static let book = GET<String>("/books/{isbn}", timeout: .seconds(5)) { ["isbn": $0] }   // nonisolated
+    /// }
+    /// ```
+    ///
+    /// Every option is also a field of ``EndpointOptions``, which ``init(wrappedValue:_:options:headerBuilder:)``
+    /// takes whole.
     ///
     /// - Parameters:
-    ///   - wrappedValue: The parameter builder; `nil` (the default) for no parameters, which only a `Void`
-    ///     parameter (or one that only `headerBuilder` reads) may have: any other fails with
+    ///   - wrappedValue: The parameter builder of a property wrapper; `nil` (the default) for no parameters,
+    ///     which only a `Void` parameter (or one that only `headerBuilder` reads) may have: any other fails with
     ///     ``APIError/RequestProblem/missingParameterBuilder(_:)`` before any I/O.
     ///   - path: The path, appended to the base URL. `{name}` placeholders take the same-named
     ///     parameter; a query after `?` is kept; an absolute URL ignores the base URL.
     ///   - headers: Headers sent with every call.
-    ///   - headerBuilder: Headers computed from each call's parameter; they replace same-named static headers.
     ///   - host: A named host that the configuration maps to a base URL.
     ///   - baseURL: A base URL for this endpoint only, overriding the configuration and `host`.
     ///   - encoding: Where parameters go (`.query`, `.json`, `.form`); `nil` for the method's default.
@@ -56,11 +65,13 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     ///   - tags: Typed metadata for plugins and executors.
     ///   - plugins: Plugins for this endpoint only, run inside the configuration's plugins.
     ///   - decoder: Decodes the endpoint's responses; `nil` for the configuration's ``APIConfiguration/responseDecoder``.
+    ///   - build: The parameter builder of an endpoint declared as a value (the trailing closure); ignored when
+    ///     `wrappedValue` is given.
+    ///   - headerBuilder: Headers computed from each call's parameter; they replace same-named static headers.
     public init(
         wrappedValue: APIParameterBuilder<Parameter>? = nil,
         _ path: String,
         headers: HTTPHeaders = [:],
-        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil,
         host: APIHost? = nil,
         baseURL: String? = nil,
         encoding: ParameterEncoding? = nil,
@@ -70,10 +81,12 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         maxResponseBytes: Int? = nil,
         tags: APITags = [],
         plugins: [any APIPlugin] = [],
-        decoder: (any ResponseDecoder)? = nil
+        decoder: (any ResponseDecoder)? = nil,
+        parameters build: (@Sendable (Parameter) -> Parameters)? = nil,
+        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil
     ) {
         self.init(
-            wrappedValue: wrappedValue,
+            wrappedValue: wrappedValue ?? build.map { APIParameterBuilder($0) },
             path,
             options: EndpointOptions(
                 headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
@@ -111,43 +124,6 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         self.wrappedValue = wrappedValue
         self.headerBuilder = headerBuilder
         self.endpoint = APIEndpoint(method: Method.method, path: path, options: options)
-    }
-
-    /// Declares an endpoint outside a property wrapper, with the path first and the parameter builder as a
-    /// trailing closure — for `static let` endpoints, locals and tests:
-    ///
-    /// ```swift
-    /// enum Books {
-    ///     static let book = GET<String>("/books/{isbn}") { ["isbn": $0] }   // nonisolated, Sendable
-    /// }
-    /// ```
-    ///
-    /// The options are those of ``init(wrappedValue:_:headers:headerBuilder:host:baseURL:encoding:timeout:acceptableStatusCodes:redirectPolicy:maxResponseBytes:tags:plugins:decoder:)``.
-    public init(
-        _ path: String,
-        headers: HTTPHeaders = [:],
-        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil,
-        host: APIHost? = nil,
-        baseURL: String? = nil,
-        encoding: ParameterEncoding? = nil,
-        timeout: Duration? = nil,
-        acceptableStatusCodes: AcceptableStatusCodes? = nil,
-        redirectPolicy: RedirectPolicy? = nil,
-        maxResponseBytes: Int? = nil,
-        tags: APITags = [],
-        plugins: [any APIPlugin] = [],
-        decoder: (any ResponseDecoder)? = nil,
-        parameters build: @escaping @Sendable (Parameter) -> Parameters
-    ) {
-        self.init(
-            wrappedValue: APIParameterBuilder(build),
-            path,
-            options: EndpointOptions(
-                headers: headers, host: host, baseURL: baseURL, encoding: encoding, timeout: timeout,
-                acceptableStatusCodes: acceptableStatusCodes, redirectPolicy: redirectPolicy,
-                maxResponseBytes: maxResponseBytes, tags: tags, plugins: plugins, decoder: decoder),
-            headerBuilder: headerBuilder
-        )
     }
 }
 

@@ -36,27 +36,25 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let options: HTTPMethod = "OPTIONS"
     /// `QUERY`: a safe, idempotent query that carries its parameters in a JSON body.
     public static let query: HTTPMethod = "QUERY"
-    /// `TRACE`: a loop-back test. Parameters go to the query string.
-    public static let trace: HTTPMethod = "TRACE"
-    /// `CONNECT`: open a tunnel. Parameters go to the query string.
-    public static let connect: HTTPMethod = "CONNECT"
+    // TRACE and CONNECT have no marker (an API client has no use for them); a custom marker for either still
+    // gets their rules: query-string parameters and no body.
+    static let trace: HTTPMethod = "TRACE"
+    static let connect: HTTPMethod = "CONNECT"
 
-    /// Where parameters go when an endpoint does not choose an encoding.
-    ///
-    /// `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE` and `CONNECT` put them in the query string;
-    /// every other method, custom ones included, sends them as a JSON body.
-    public var defaultEncoding: ParameterEncoding {
+    // Where parameters go when an endpoint does not choose an encoding: `GET`, `HEAD`, `DELETE`, `OPTIONS`,
+    // `TRACE` and `CONNECT` put them in the query string; every other method, custom ones included, sends
+    // them as a JSON body.
+    var defaultEncoding: ParameterEncoding {
         switch self {
         case .get, .head, .delete, .options, .trace, .connect: .query
         default: .json
         }
     }
 
-    /// Whether a request with this method may carry a body.
-    ///
-    /// `GET`, `HEAD`, `TRACE` and `CONNECT` may not: several HTTP stacks reject or drop such a body, so
-    /// Courier reports the endpoint as invalid instead of sending something the server never sees.
-    public var allowsRequestBody: Bool {
+    // Whether a request with this method may carry a body. `GET`, `HEAD`, `TRACE` and `CONNECT` may not:
+    // several HTTP stacks reject or drop such a body, so Courier reports the endpoint as invalid instead of
+    // sending something the server never sees.
+    var allowsRequestBody: Bool {
         switch self {
         case .get, .head, .trace, .connect: false
         default: true
@@ -94,63 +92,35 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 /// }
 /// ```
 public protocol HTTPMethodMarker: Sendable {
-    /// The method this marker stands for.
+    /// The method this marker stands for. Without an implementation, the marker's type name in capitals
+    /// (the standard markers rely on it: `HTTPMethodMarkers.Get` is `GET`).
     static var method: HTTPMethod { get }
+}
+
+extension HTTPMethodMarker {
+    /// The marker's type name in capitals: `HTTPMethodMarkers.Patch` stands for `PATCH`.
+    public static var method: HTTPMethod { HTTPMethod(rawValue: String(describing: Self.self).uppercased()) }
 }
 
 /// The markers of the standard HTTP methods. Use the type aliases (``GET``, ``POST``, …) instead of
 /// naming these directly.
 public enum HTTPMethodMarkers {
     /// Marks `GET` endpoints.
-    public enum Get: HTTPMethodMarker {
-        /// `GET`.
-        public static var method: HTTPMethod { .get }
-    }
+    public enum Get: HTTPMethodMarker {}
     /// Marks `POST` endpoints.
-    public enum Post: HTTPMethodMarker {
-        /// `POST`.
-        public static var method: HTTPMethod { .post }
-    }
+    public enum Post: HTTPMethodMarker {}
     /// Marks `PUT` endpoints.
-    public enum Put: HTTPMethodMarker {
-        /// `PUT`.
-        public static var method: HTTPMethod { .put }
-    }
+    public enum Put: HTTPMethodMarker {}
     /// Marks `PATCH` endpoints.
-    public enum Patch: HTTPMethodMarker {
-        /// `PATCH`.
-        public static var method: HTTPMethod { .patch }
-    }
+    public enum Patch: HTTPMethodMarker {}
     /// Marks `DELETE` endpoints.
-    public enum Delete: HTTPMethodMarker {
-        /// `DELETE`.
-        public static var method: HTTPMethod { .delete }
-    }
+    public enum Delete: HTTPMethodMarker {}
     /// Marks `HEAD` endpoints.
-    public enum Head: HTTPMethodMarker {
-        /// `HEAD`.
-        public static var method: HTTPMethod { .head }
-    }
+    public enum Head: HTTPMethodMarker {}
     /// Marks `OPTIONS` endpoints.
-    public enum Options: HTTPMethodMarker {
-        /// `OPTIONS`.
-        public static var method: HTTPMethod { .options }
-    }
+    public enum Options: HTTPMethodMarker {}
     /// Marks `QUERY` endpoints.
-    public enum Query: HTTPMethodMarker {
-        /// `QUERY`.
-        public static var method: HTTPMethod { .query }
-    }
-    /// Marks `TRACE` endpoints.
-    public enum Trace: HTTPMethodMarker {
-        /// `TRACE`.
-        public static var method: HTTPMethod { .trace }
-    }
-    /// Marks `CONNECT` endpoints.
-    public enum Connect: HTTPMethodMarker {
-        /// `CONNECT`.
-        public static var method: HTTPMethod { .connect }
-    }
+    public enum Query: HTTPMethodMarker {}
 }
 
 /// Declares a `GET` endpoint: `@GET("/users/{login}") static var user: APIParameterBuilder<String>? = …`.
@@ -169,7 +139,3 @@ public typealias HEAD<Parameter> = API<Parameter, HTTPMethodMarkers.Head>
 public typealias OPTIONS<Parameter> = API<Parameter, HTTPMethodMarkers.Options>
 /// Declares a `QUERY` endpoint; parameters go to a JSON body unless the endpoint chooses otherwise.
 public typealias QUERY<Parameter> = API<Parameter, HTTPMethodMarkers.Query>
-/// Declares a `TRACE` endpoint; parameters go to the query string.
-public typealias TRACE<Parameter> = API<Parameter, HTTPMethodMarkers.Trace>
-/// Declares a `CONNECT` endpoint; parameters go to the query string.
-public typealias CONNECT<Parameter> = API<Parameter, HTTPMethodMarkers.Connect>

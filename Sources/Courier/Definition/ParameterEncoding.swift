@@ -4,7 +4,7 @@ import Foundation
 /// JSON, form, multipart, or your own), value options, and the names that go to the query string whatever the
 /// encoder.
 ///
-/// Without an explicit choice an endpoint uses its method's ``HTTPMethod/defaultEncoding``: the query
+/// Without an explicit choice an endpoint uses its method's `HTTPMethod.defaultEncoding`: the query
 /// string for `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE`, `CONNECT`, a JSON body for the others.
 ///
 /// ```swift
@@ -44,7 +44,7 @@ public struct ParameterEncoding: Hashable, Sendable {
     public static let json = ParameterEncoding(JSONParameterEncoder())
     /// Parameters go to an `application/x-www-form-urlencoded` body.
     public static let form = ParameterEncoding(FormParameterEncoder())
-    /// Parameters go to a `multipart/form-data` body, streamed part by part (see ``MultipartParameterEncoder``).
+    /// Parameters go to a `multipart/form-data` body, streamed part by part.
     public static let multipart = ParameterEncoding(MultipartParameterEncoder())
 
     /// Parameters go to the query string, written with the given options.

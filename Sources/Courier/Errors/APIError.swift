@@ -25,7 +25,7 @@ import Foundation
 ///
 /// Descriptions never contain header values or request bodies, so an error can be logged as it is:
 /// `print(error)`, `"\(error)"`, `error.localizedDescription`, `String(reflecting: error)` and `dump(error)`
-/// show secrets (see ``SensitiveData``) as `***`, URLs without user info or secret query values, and bodies
+/// show secrets (see `SensitiveData`) as `***`, URLs without user info or secret query values, and bodies
 /// as sizes. ``debugDetails(revealingSecrets:)`` shows everything.
 public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable,
     LocalizedError
@@ -109,7 +109,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         /// A redirect was not followed, and the call failed: see the ``RedirectRefusal``.
         case redirectRefused(RedirectRefusal)
         /// The executor cannot carry out this transfer (a download to a file, a stream, progress, a body that is
-        /// not in memory); the ``ExecutorLimitation`` is the ``APIError/underlyingError``. Raised before any I/O.
+        /// not in memory); the `ExecutorLimitation` is the ``APIError/underlyingError``. Raised before any I/O.
         case unsupportedByExecutor
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         case other

@@ -19,93 +19,105 @@ import Foundation
 public struct APIConfiguration: Sendable {
     /// The base URL that endpoint paths are appended to; endpoints with an absolute URL ignore it.
     public var baseURL: URL? {
-        get { storage.fields.baseURL }
-        set { change { $0.baseURL = newValue } }
+        get { fields.baseURL }
+        set { fields.baseURL = newValue }
     }
     /// Base URLs of named hosts, for endpoints declared with `host:`.
     public var hosts: [APIHost: URL] {
-        get { storage.fields.hosts }
-        set { change { $0.hosts = newValue } }
+        get { fields.hosts }
+        set { fields.hosts = newValue }
     }
     /// Headers sent with every request; endpoint headers with the same name replace them.
     public var headers: HTTPHeaders {
-        get { storage.fields.headers }
-        set { change { $0.headers = newValue } }
+        get { fields.headers }
+        set { fields.headers = newValue }
     }
     /// The deadline of a whole call unless its endpoint sets one.
     public var timeout: Duration {
-        get { storage.fields.timeout }
-        set { change { $0.timeout = newValue } }
+        get { fields.timeout }
+        set { fields.timeout = newValue }
     }
     /// What to do when a server redirects, unless an endpoint sets its own policy. Default: ``RedirectPolicy/follow``.
     public var redirectPolicy: RedirectPolicy {
-        get { storage.fields.redirectPolicy }
-        set { change { $0.redirectPolicy = newValue } }
+        get { fields.redirectPolicy }
+        set { fields.redirectPolicy = newValue }
     }
     /// The most response bytes (after content decoding) a call holds in memory unless its endpoint sets
     /// its own limit. Default: ``defaultMaxResponseBytes`` (100 MiB).
     public var maxResponseBytes: Int {
-        get { storage.fields.maxResponseBytes }
-        set { change { $0.maxResponseBytes = newValue } }
+        get { fields.maxResponseBytes }
+        set { fields.maxResponseBytes = newValue }
     }
-    /// Headers whose values are secret in every request, beyond those ``SensitiveData`` always names
-    /// (for example a session header of your service).
-    public var sensitiveHeaders: Set<HTTPHeaderName> {
-        get { storage.fields.sensitiveHeaders }
-        set { change { $0.sensitiveHeaders = newValue } }
+    /// Names whose values are secret in every request, beyond the ones Courier always treats as secret: a
+    /// session header of your service, a query item that carries a token, a body key (names compare
+    /// case-insensitively; see ``APIRequest/sensitiveNames``).
+    public var sensitiveNames: Set<HTTPHeaderName> {
+        get { fields.sensitiveNames }
+        set { fields.sensitiveNames = newValue }
     }
     /// Encodes model parameters into JSON bodies. Default: sorted keys, unescaped slashes, ISO 8601 dates.
     /// Change its settings in place (`configuration.encoder.keyEncodingStrategy = .convertToSnakeCase`):
     /// only this configuration changes, not copies of it.
     public var encoder: CopyOnWriteCoder<JSONEncoder> {
-        get { storage.fields.encoder }
-        set { change { $0.encoder = newValue } }
+        get { fields.encoder }
+        set { fields.encoder = newValue }
     }
     /// Decodes JSON responses. Default: ISO 8601 dates. Changes made in place stay in this configuration.
     public var decoder: CopyOnWriteCoder<JSONDecoder> {
-        get { storage.fields.decoder }
-        set { change { $0.decoder = newValue } }
+        get { fields.decoder }
+        set { fields.decoder = newValue }
     }
     /// Decodes response bodies when neither the call nor the endpoint names a decoder, for a service that
     /// does not speak JSON (`XMLResponseDecoder()`); `nil` (the default) for JSON with ``decoder``.
     public var responseDecoder: (any ResponseDecoder)? {
-        get { storage.fields.responseDecoder }
-        set { change { $0.responseDecoder = newValue } }
+        get { fields.responseDecoder }
+        set { fields.responseDecoder = newValue }
     }
     /// How arrays, booleans, dates and nested values are written into queries and forms.
     public var parameterOptions: ParameterEncodingOptions {
-        get { storage.fields.parameterOptions }
-        set { change { $0.parameterOptions = newValue } }
+        get { fields.parameterOptions }
+        set { fields.parameterOptions = newValue }
     }
     /// The status codes treated as success unless an endpoint sets its own.
     public var acceptableStatusCodes: AcceptableStatusCodes {
-        get { storage.fields.acceptableStatusCodes }
-        set { change { $0.acceptableStatusCodes = newValue } }
+        get { fields.acceptableStatusCodes }
+        set { fields.acceptableStatusCodes = newValue }
     }
     /// Sends the requests.
     public var executor: any APIExecutor {
-        get { storage.fields.executor }
-        set { change { $0.executor = newValue } }
+        get { fields.executor }
+        set { fields.executor = newValue }
     }
     /// Plugins around every call, outermost first; endpoint plugins run inside these.
     public var plugins: [any APIPlugin] {
-        get { storage.fields.plugins }
-        set { change { $0.plugins = newValue } }
+        get { fields.plugins }
+        set { fields.plugins = newValue }
     }
     /// The response cache between the plugins and the executor; `nil` (the default) for none. Endpoints
     /// choose how they use it with a `.cache` tag (see ``CachePolicy``).
     public var cache: ResponseCache? {
-        get { storage.fields.cache }
-        set { change { $0.cache = newValue } }
+        get { fields.cache }
+        set { fields.cache = newValue }
     }
 
     /// The settings, behind one reference: a call copies its configuration several times, and copying one
-    /// reference costs a retain where copying every field costs one per stored reference.
+    /// reference costs a retain where copying every field costs one per stored reference. Copy on write: a
+    /// change to a configuration whose box is shared makes a box of its own first.
     private var storage: Storage
+
+    /// The fields, read in place and changed in place when the box is not shared.
+    private var fields: Fields {
+        _read { yield storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+            storage.fields.baseURLText = storage.fields.baseURL.flatMap(RequestFactory.baseText(of:))
+        }
+    }
 
     /// The fields of a configuration.
     private struct Fields: Sendable {
-        /// The text of `baseURL` if it can be a base URL, made when `baseURL` is set (read on every call).
+        /// The text of `baseURL` if it can be a base URL, made when a field changes (read on every call).
         var baseURLText: String?
         var baseURL: URL?
         var hosts: [APIHost: URL]
@@ -113,7 +125,7 @@ public struct APIConfiguration: Sendable {
         var timeout: Duration
         var redirectPolicy: RedirectPolicy
         var maxResponseBytes: Int
-        var sensitiveHeaders: Set<HTTPHeaderName>
+        var sensitiveNames: Set<HTTPHeaderName>
         var encoder: CopyOnWriteCoder<JSONEncoder>
         var decoder: CopyOnWriteCoder<JSONDecoder>
         var responseDecoder: (any ResponseDecoder)?
@@ -124,9 +136,10 @@ public struct APIConfiguration: Sendable {
         var cache: ResponseCache?
     }
 
-    /// The immutable box of a configuration's fields; a change makes a new one.
-    private final class Storage: Sendable {
-        let fields: Fields
+    /// The box of a configuration's fields. `@unchecked Sendable`: its fields change only through `fields`'
+    /// `_modify`, which first makes sure no other configuration (and so no other thread) holds the box.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields
@@ -135,14 +148,6 @@ public struct APIConfiguration: Sendable {
 
     /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
     var baseURLText: String? { storage.fields.baseURLText }
-
-    /// Changes a copy of the fields and keeps it in a new box (configurations change at set-up, not per call).
-    private mutating func change(_ update: (inout Fields) -> Void) {
-        var fields = storage.fields
-        update(&fields)
-        fields.baseURLText = fields.baseURL.flatMap(RequestFactory.baseText(of:))
-        storage = Storage(fields)
-    }
 
     /// Creates a configuration with any of its fields; every argument has a default (the properties above say
     /// what each one is).
@@ -153,7 +158,7 @@ public struct APIConfiguration: Sendable {
         timeout: Duration = .seconds(60),
         redirectPolicy: RedirectPolicy = .follow,
         maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
-        sensitiveHeaders: Set<HTTPHeaderName> = [],
+        sensitiveNames: Set<HTTPHeaderName> = [],
         encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder(),
         decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
         parameterOptions: ParameterEncodingOptions = .default,
@@ -167,7 +172,7 @@ public struct APIConfiguration: Sendable {
             Fields(
                 baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
                 headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
-                maxResponseBytes: maxResponseBytes, sensitiveHeaders: sensitiveHeaders,
+                maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
                 encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
                 responseDecoder: responseDecoder,
                 parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,

@@ -40,17 +40,20 @@
 ///
 /// Beyond in-memory bodies, an executor declares what else it can do in ``supportedTransfers``: write a
 /// response body to a file, hand it over as a ``ResponseStream``, report progress, send bodies from files or
-/// streams. The default is none of it, so an executor written before these existed keeps working for every
-/// in-memory call, and a call that needs more fails with
-/// ``APIError/TransportProblem/unsupportedByExecutor`` before any I/O. An executor that declares a feature reads
-/// ``APIRequest/responseDelivery`` and ``APIRequest/progress`` and keeps the contracts documented on
-/// ``ResponseDelivery`` and ``TransferProgress``. A wrapper forwards its wrapped executor's features:
+/// streams. The default is none of it, so an executor that implements only ``execute(_:)`` keeps working for
+/// every in-memory call, and a call that needs more fails with
+/// ``APIError/TransportProblem/unsupportedByExecutor`` before any I/O. A wrapper forwards its wrapped
+/// executor's features:
 ///
 /// ```swift
 /// extension LoggingExecutor {
 ///     var supportedTransfers: TransferFeatures { wrapped.supportedTransfers }
 /// }
 /// ```
+///
+/// An executor that carries out transfers itself reads the request's delivery and feeds streams through the
+/// executor-author interface (`@_spi(ExecutorSupport) import Courier`; see <doc:WritingAnExecutor>), which is
+/// not part of the stable API.
 public protocol APIExecutor: Sendable {
     /// Sends `request` and returns the response, whatever its status code.
     func execute(_ request: APIRequest) async throws -> APIResponse

@@ -46,7 +46,7 @@ extension CopyOnWriteCoder where Coder == JSONEncoder {
     }
 
     /// Encodes `value` with the coder.
-    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    func encode<Value: Encodable>(_ value: Value) throws -> Data {
         try storage.encode(value)
     }
 
@@ -69,7 +69,7 @@ extension CopyOnWriteCoder where Coder == JSONDecoder {
     }
 
     /// Decodes a value of `type` from `data` with the coder.
-    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try storage.decode(type, from: data)
     }
 

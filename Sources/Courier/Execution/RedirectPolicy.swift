@@ -2,7 +2,7 @@ import Foundation
 
 /// Decides what happens when a server answers with a redirect (`301`, `302`, `303`, `307`, `308`).
 ///
-/// Whatever the policy, Courier removes every credential (the headers ``SensitiveData`` names, plus
+/// Whatever the policy, Courier removes every credential (the headers `SensitiveData` names, plus
 /// those an auth plugin set for the request) before a hop that changes the origin (scheme, host or port),
 /// as browsers and curl do.
 ///
@@ -56,6 +56,7 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The decision for `hop`: the policy's own rules first, then its `decide` closure.
+    @_spi(ExecutorSupport)
     public func decision(for hop: RedirectHop) -> RedirectDecision {
         guard followsRedirects else { return .stop }
         if hop.number > maxRedirects { return .fail(.tooManyRedirects) }
@@ -78,6 +79,7 @@ public struct RedirectHop: Sendable {
     public let number: Int
 
     /// Creates a hop; executors create these.
+    @_spi(ExecutorSupport)
     public init(statusCode: Int, headers: HTTPHeaders, from: URL, to: URL, number: Int) {
         self.statusCode = statusCode
         self.headers = headers

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The transfers an executor carries out beyond in-memory bodies: what ``APIExecutor/supportedTransfers``
-/// declares and what a request needs (``APIRequest/requiredTransferFeatures``).
+/// declares.
 ///
 /// Courier checks a request against its executor before any I/O: a request that needs a feature the executor
 /// does not declare fails with ``APIError/TransportProblem/unsupportedByExecutor`` (its underlying error is an
-/// ``ExecutorLimitation`` naming the executor and the missing features). Nothing silently falls back to
+/// `ExecutorLimitation` naming the executor and the missing features). Nothing silently falls back to
 /// buffering a large body in memory.
 public struct TransferFeatures: OptionSet, Sendable, Hashable {
     /// The bits of the set.
@@ -16,10 +16,10 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Writes a response body to a file (``ResponseDelivery/file(_:resumingAt:idleTimeout:willWrite:)``), appending to the first
+    /// Writes a response body to a file (`ResponseDelivery.file(_:resumingAt:idleTimeout:willWrite:)`), appending to the first
     /// bytes when the server answers `206` to a resumed download.
     public static let fileResponses = TransferFeatures(rawValue: 1 << 0)
-    /// Hands a response body over as it arrives (``ResponseDelivery/stream(idleTimeout:)``).
+    /// Hands a response body over as it arrives (`ResponseDelivery.stream(idleTimeout:)`).
     public static let streamedResponses = TransferFeatures(rawValue: 1 << 1)
     /// Reports bytes sent and received to the request's ``APIRequest/progress``.
     public static let progress = TransferFeatures(rawValue: 1 << 2)
@@ -36,6 +36,7 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
 
 /// Why a request could not be sent: its executor does not declare a feature the request needs. The
 /// ``APIError/underlyingError`` of an ``APIError/TransportProblem/unsupportedByExecutor`` error.
+@_spi(ExecutorSupport)
 public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvertible {
     /// The executor's type name.
     public let executor: String
@@ -67,8 +68,9 @@ public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvert
 /// How an executor hands over a response body: in memory (the default), written to a file, or as a stream.
 ///
 /// The call forms set it (`$endpoint.download(with:to:)`, `$endpoint.stream(with:)`); executors read it from
-/// ``APIRequest/responseDelivery``. Only bodies of `2xx` responses go to a file or a stream: any other status
+/// `APIRequest.responseDelivery`. Only bodies of `2xx` responses go to a file or a stream: any other status
 /// is read into memory (bounded by ``APIRequest/maxResponseBytes``), so its error carries the body.
+@_spi(ExecutorSupport)
 public struct ResponseDelivery: Sendable {
     enum Kind: Sendable, Hashable {
         case memory
@@ -149,6 +151,7 @@ public struct ResponseDelivery: Sendable {
 
 extension APIRequest {
     /// The transfer features this request needs from its executor.
+    @_spi(ExecutorSupport)
     public var requiredTransferFeatures: TransferFeatures {
         var features: TransferFeatures = []
         switch responseDelivery.kind {
@@ -174,7 +177,9 @@ extension APIExecutor {
     /// Throws ``APIError/TransportProblem/unsupportedByExecutor`` unless this executor declares every feature
     /// `request` needs.
     func checkSupport(for request: APIRequest) throws(APIError) {
-        let missing = request.requiredTransferFeatures.subtracting(supportedTransfers)
+        let needed = request.requiredTransferFeatures
+        guard !needed.isEmpty else { return }
+        let missing = needed.subtracting(supportedTransfers)
         guard missing.isEmpty else {
             throw APIError(
                 .transport(.unsupportedByExecutor), endpoint: request.endpoint, request: request,

@@ -19,8 +19,8 @@ import Foundation
 ///
 /// Several readers may iterate it; each starts with the latest snapshot. One instance follows one call.
 ///
-/// Executors that declare ``TransferFeatures/progress`` report through ``reportSent(_:expected:)`` and
-/// ``reportReceived(_:expected:)`` and call ``finish()`` when the transfer ends (a call form also finishes it
+/// Executors that declare ``TransferFeatures/progress`` report through `reportSent(_:expected:)` and
+/// `reportReceived(_:expected:)` and call `finish()` when the transfer ends (a call form also finishes it
 /// when the call returns or throws).
 public final class TransferProgress: AsyncSequence, Sendable {
     /// Bytes sent and received so far, with the totals when they are known.
@@ -37,6 +37,7 @@ public final class TransferProgress: AsyncSequence, Sendable {
         public var isFinished = false
 
         /// Creates a snapshot.
+        @_spi(ExecutorSupport)
         public init(
             sent: Int64 = 0, expectedToSend: Int64? = nil, received: Int64 = 0, expectedToReceive: Int64? = nil,
             isFinished: Bool = false
@@ -78,6 +79,7 @@ public final class TransferProgress: AsyncSequence, Sendable {
     public var current: Snapshot { state.withLock { $0.snapshot } }
 
     /// Reports that `total` request body bytes have been sent so far, of `expected` when known.
+    @_spi(ExecutorSupport)
     public func reportSent(_ total: Int64, expected: Int64?) {
         update {
             $0.sent = total
@@ -86,6 +88,7 @@ public final class TransferProgress: AsyncSequence, Sendable {
     }
 
     /// Reports that `total` response body bytes have been received so far, of `expected` when known.
+    @_spi(ExecutorSupport)
     public func reportReceived(_ total: Int64, expected: Int64?) {
         update {
             $0.received = total
@@ -94,6 +97,7 @@ public final class TransferProgress: AsyncSequence, Sendable {
     }
 
     /// Ends the sequence for every reader with the final figures; later reports are ignored.
+    @_spi(ExecutorSupport)
     public func finish() {
         let readers = state.withLock { state -> [AsyncStream<Snapshot>.Continuation] in
             guard !state.snapshot.isFinished else { return [] }

@@ -7,7 +7,7 @@ import Foundation
 extension URLSessionCall {
     /// The task that sends `urlRequest` with the request's body: an in-memory body as `httpBody` (already set);
     /// a file as an upload task that reads it from disk (Apple platforms); a stream, a form, and on Linux a file,
-    /// through an `InputStream` that reads ``RequestBody/chunkSize`` bytes at a time. No body is ever read whole.
+    /// through an `InputStream` that reads `RequestBody.chunkSize` bytes at a time. No body is ever read whole.
     ///
     /// `complete` is the completion handler for sessions that do not report events (their own delegate).
     func makeTask(

@@ -8,7 +8,7 @@ import Foundation
 /// policy and size limit, and resumes the caller exactly once — when the task completes, or at once when
 /// Courier stops the call (cancellation, deadline, size limit, refused redirect).
 ///
-/// The body of a `2xx` response goes where the request's ``APIRequest/responseDelivery`` says: into memory, to
+/// The body of a `2xx` response goes where the request's `APIRequest.responseDelivery` says: into memory, to
 /// a file (written chunk by chunk as it arrives), or to a ``ResponseStream`` (the caller is resumed when the
 /// head arrives; the deadline then gives way to the stream's idle timeout, and a full stream window suspends
 /// the task until its reader catches up). Bytes sent and received go to the request's ``APIRequest/progress``.

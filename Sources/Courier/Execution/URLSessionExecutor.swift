@@ -15,8 +15,8 @@ import Foundation
 ///   send, wait, receive); a call that runs out of it fails with ``APIError/TransportProblem/timedOut``,
 ///   even when the server keeps sending a byte a second (URLSession's own timeout only measures idle time).
 /// - **Redirects follow the request's ``APIRequest/redirectPolicy``.** Before a hop that changes the
-///   origin (scheme, host or port), every credential is removed: the headers ``SensitiveData`` names and
-///   the request's ``APIRequest/sensitiveHeaders`` (those an auth plugin set). `https` → `http` is refused
+///   origin (scheme, host or port), every credential is removed: the headers `SensitiveData` names and
+///   the request's ``APIRequest/sensitiveNames`` (those an auth plugin set). `https` → `http` is refused
 ///   unless the policy allows it.
 /// - **Memory is bounded.** The body is counted as it arrives (after content decoding, so a gzip bomb is
 ///   stopped as it inflates); the call fails with ``APIError/TransportProblem/responseTooLarge`` the moment it

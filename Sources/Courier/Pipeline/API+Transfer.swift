@@ -95,7 +95,7 @@ extension API {
     /// The request's ``APIRequest/timeout`` bounds the wait for the response head; after it, `idleTimeout`
     /// bounds each wait for the next chunk, however long the stream lasts. Leaving the loop early or
     /// cancelling the task cancels the transfer. Memory stays bounded by the stream's window
-    /// (``ResponseStream/windowBytes``), not by ``APIRequest/maxResponseBytes``; a status that is not
+    /// (`ResponseStream.windowBytes`), not by ``APIRequest/maxResponseBytes``; a status that is not
     /// acceptable fails with its body read into memory as for every call.
     ///
     /// - Parameters:

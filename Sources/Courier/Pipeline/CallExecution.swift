@@ -9,7 +9,7 @@
 /// Extension points:
 /// - a stage between the plugins and the executor (it decides from the final request, after the plugins
 ///   that add credentials) is an `APIExecutor` wrapping the next one, added in ``transport(for:)``;
-/// - a new call form sets what it needs on the request (``APIRequest/responseDelivery``,
+/// - a new call form sets what it needs on the request (`APIRequest.responseDelivery`,
 ///   ``APIRequest/progress``) and calls ``execute(_:configuration:)``; it never re-implements a step.
 enum CallExecution {
     /// Runs `request` through the plugins and the executor, then validates the status. `decoder` is the

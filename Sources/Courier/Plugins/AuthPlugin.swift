@@ -11,7 +11,7 @@ import Foundation
 /// configuration.plugins = [.apiKey("k", queryItem: "api_key")]
 /// ```
 ///
-/// The header or query item the plugin sets is marked in ``APIRequest/sensitiveHeaders``, so logs,
+/// The header or query item the plugin sets is marked in ``APIRequest/sensitiveNames``, so logs,
 /// descriptions and cross-origin redirects never show it, whatever its name (Google's `key` too).
 ///
 /// For credentials that expire and can be refreshed, use ``RefreshingAuthPlugin``.
@@ -40,11 +40,11 @@ public struct AuthPlugin: APIPlugin {
                 throw APIError(.invalidRequest(.invalidHeader(name: name.rawValue)), endpoint: request.endpoint)
             }
             request.headers[name] = header
-            request.sensitiveHeaders.insert(name)
+            request.sensitiveNames.insert(name)
         case .query(let name):
             request.url = request.url.appendingQueryItem(name, credential)
             // Whatever its name (Google's `key`, say), the item is then redacted wherever the request is printed.
-            request.sensitiveHeaders.insert(HTTPHeaderName(rawValue: name))
+            request.sensitiveNames.insert(HTTPHeaderName(rawValue: name))
         }
         return request
     }

@@ -7,8 +7,8 @@ import Foundation
 /// ← 200 GET https://api.example.com/users/octocat?api_key=*** (84 ms, 1355 bytes)
 /// ```
 ///
-/// What is secret is decided by ``SensitiveData``, the one definition every part of Courier uses: the
-/// credential headers, every header an auth plugin set (``APIRequest/sensitiveHeaders``), and headers,
+/// What is secret is decided by `SensitiveData`, the one definition every part of Courier uses: the
+/// credential headers, every header an auth plugin set (``APIRequest/sensitiveNames``), and headers,
 /// query names, form fields and JSON keys whose names say they are secret (`password`, `clientSecret`,
 /// `X-Auth-Token`, `filter[password]`, `profile.password`, …). ``Options/redactedHeaders`` and
 /// ``Options/redactedKeys`` add names of your own. Secret values are printed as `***` in every form: URL
@@ -30,7 +30,7 @@ import Foundation
 /// ```swift
 /// var options = LoggingPlugin.Options(includeCURL: true)
 /// options.redactedKeys.insert("session")
-/// configuration.plugins.append(LoggingPlugin(options: options) { line in logger.debug("\(line)") })
+/// configuration.plugins.append(.logging(options) { line in logger.debug("\(line)") })
 /// ```
 public struct LoggingPlugin: APIPlugin {
     /// What the plugin prints.
@@ -41,18 +41,18 @@ public struct LoggingPlugin: APIPlugin {
         public var includeHeaders: Bool
         /// Print each request as a `curl` command line, redacted.
         public var includeCURL: Bool
-        /// Headers whose values are never printed, besides every header ``SensitiveData`` says is secret
+        /// Headers whose values are never printed, besides every header `SensitiveData` says is secret
         /// (those are always redacted, whatever this set holds). JSON keys with these names are masked too.
         public var redactedHeaders: Set<HTTPHeaderName>
         /// Query items and body keys (form fields, JSON object keys at any depth) whose values are never
-        /// printed, besides every name ``SensitiveData`` says is secret. Compared like those: ignoring case,
+        /// printed, besides every name `SensitiveData` says is secret. Compared like those: ignoring case,
         /// `_`, `-` and `.`, and matching any part of a nested key (`sig` matches `params[sig]`).
         public var redactedKeys: Set<String>
         /// The longest body excerpt printed, and the longest body the cURL command inlines, in bytes.
         public var maxBodyBytes: Int
 
         /// Creates options; by default one line per request and per response, nothing else, and no names to
-        /// redact beyond those ``SensitiveData`` always redacts.
+        /// redact beyond those `SensitiveData` always redacts.
         public init(
             includeBodies: Bool = false,
             includeHeaders: Bool = false,
@@ -71,11 +71,11 @@ public struct LoggingPlugin: APIPlugin {
     }
 
     /// What the plugin prints.
-    public let options: Options
+    let options: Options
     private let sink: @Sendable (String) -> Void
 
-    /// Creates the plugin. `sink` receives each log entry (default: standard error).
-    public init(
+    /// Creates the plugin (``APIPlugin/logging(_:sink:)`` is the spelling to use).
+    init(
         options: Options = Options(),
         sink: @escaping @Sendable (String) -> Void = LoggingPlugin.standardError
     ) {

@@ -31,8 +31,8 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     /// `credential` reads it.
     public typealias Refresh = @Sendable (_ failed: Credential?) async throws -> Credential
     /// Adds a credential to a request. Every header it adds or changes is marked as secret (inserted into
-    /// ``APIRequest/sensitiveHeaders``), so logs, descriptions and cross-origin redirects never show it; a
-    /// credential put in the query is redacted only when its name is secret (see ``SensitiveData``).
+    /// ``APIRequest/sensitiveNames``), so logs, descriptions and cross-origin redirects never show it; a
+    /// credential put in the query is redacted only when its name is secret (see `SensitiveData`).
     public typealias Apply = @Sendable (Credential, inout APIRequest) -> Void
 
     private let provider: CredentialProvider
@@ -81,7 +81,7 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
         apply(credential, &request)
         // Whatever header the closure set holds the credential: mark it, as AuthPlugin marks its own.
         for field in request.headers where !original.headers.fields.contains(field) {
-            request.sensitiveHeaders.insert(field.name)
+            request.sensitiveNames.insert(field.name)
         }
         return request
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// When and how often a failed call is tried again.
 ///
-/// A request whose body is a one-shot stream (``RequestBody/isReplayable`` is `false`) is never retried: it
+/// A request whose body is a one-shot stream (`RequestBody.isReplayable` is `false`) is never retried: it
 /// gets one attempt whatever the policy. Data, files and multipart forms of those are sent again from the start.
 ///
 /// The default policy makes up to 3 attempts, for idempotent methods only (`GET`, `HEAD`, `PUT`,
@@ -44,7 +44,7 @@ public struct RetryPolicy: Sendable {
         baseDelay: Duration = .milliseconds(500),
         maxDelay: Duration = .seconds(30),
         jitter: Double = 0.2,
-        methods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        methods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, "TRACE"],
         statusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         transportProblems: Set<APIError.TransportProblem> = [.timedOut, .connectionLost, .cannotConnect],
         honorsRetryAfter: Bool = true
@@ -65,7 +65,7 @@ public struct RetryPolicy: Sendable {
     public static let never = RetryPolicy(maxAttempts: 1)
 
     /// The backoff wait before retry number `retry` (1 for the first retry), jitter included.
-    public func backoff(beforeRetry retry: Int) -> Duration {
+    func backoff(beforeRetry retry: Int) -> Duration {
         let exponent = Double(max(0, retry - 1))
         let base = baseDelay.timeInterval * pow(2, exponent)
         let spread = jitter > 0 ? Double.random(in: -jitter...jitter) : 0
@@ -73,7 +73,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait a `Retry-After` value asks for (delta-seconds or an HTTP date), capped by `maxDelay`.
-    public func delay(retryAfter value: String, now: Date = Date()) -> Duration? {
+    func delay(retryAfter value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), seconds >= 0 {
             return Self.clamp(seconds: seconds, max: maxDelay)
@@ -100,9 +100,9 @@ public struct RetryPolicy: Sendable {
 }
 
 /// The tag key of a per-endpoint ``RetryPolicy``.
-public enum RetryPolicyKey: APITagKey {
+enum RetryPolicyKey: APITagKey {
     /// No per-endpoint policy: the plugin's own applies.
-    public static let defaultValue: RetryPolicy? = nil
+    static let defaultValue: RetryPolicy? = nil
 }
 
 extension APITag {
@@ -119,10 +119,10 @@ extension APITag {
 /// with ``APIError/TransportProblem/cancelled``.
 public struct RetryPlugin: APIPlugin {
     /// The policy for endpoints without a `.retry` tag.
-    public let policy: RetryPolicy
+    let policy: RetryPolicy
 
-    /// Creates the plugin.
-    public init(policy: RetryPolicy = .default) {
+    /// Creates the plugin (``APIPlugin/retry(_:)`` is the spelling to use).
+    init(policy: RetryPolicy = .default) {
         self.policy = policy
     }
 

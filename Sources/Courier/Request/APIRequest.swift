@@ -25,14 +25,15 @@ public struct APIRequest: Sendable {
     /// The most bytes of response body (after any content decoding) held in memory; a call that receives
     /// more fails with ``APIError/TransportProblem/responseTooLarge`` the moment it crosses the limit.
     public var maxResponseBytes: Int
-    /// Headers whose values are secret in this request beyond those ``SensitiveData`` always names: the
-    /// auth plugins add the header they set, and ``APIConfiguration/sensitiveHeaders`` is copied here.
-    /// They are redacted wherever the request is printed and removed before a cross-origin redirect. A name
-    /// here is secret as a query, form or JSON key too: ``APIPlugin/apiKey(_:queryItem:)`` marks its query
-    /// item's name this way.
-    public var sensitiveHeaders: Set<HTTPHeaderName>
+    /// Names whose values are secret in this request, beyond the ones Courier always treats as secret: as a
+    /// header, a query item, a form field or a JSON key (names compare case-insensitively). The auth plugins
+    /// add the header or query item they set (``APIPlugin/apiKey(_:queryItem:)`` its query item's name), and
+    /// ``APIConfiguration/sensitiveNames`` is copied here. Their values are redacted wherever the request is
+    /// printed, logged or cached, and such headers are removed before a cross-origin redirect.
+    public var sensitiveNames: Set<HTTPHeaderName>
     /// How the executor hands over the response body: in memory (the default), to a file, or as a stream.
-    /// The call forms set it; see ``ResponseDelivery``.
+    /// The call forms set it; see `ResponseDelivery`.
+    @_spi(ExecutorSupport)
     public var responseDelivery: ResponseDelivery = .memory
     /// Where the executor reports bytes sent and received while the call runs; `nil` for none.
     public var progress: TransferProgress?
@@ -48,7 +49,7 @@ public struct APIRequest: Sendable {
         timeout: Duration = .seconds(60),
         redirectPolicy: RedirectPolicy = .follow,
         maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
-        sensitiveHeaders: Set<HTTPHeaderName> = [],
+        sensitiveNames: Set<HTTPHeaderName> = [],
         endpoint: APIEndpoint
     ) {
         self.method = method
@@ -58,7 +59,7 @@ public struct APIRequest: Sendable {
         self.timeout = timeout
         self.redirectPolicy = redirectPolicy
         self.maxResponseBytes = maxResponseBytes
-        self.sensitiveHeaders = sensitiveHeaders
+        self.sensitiveNames = sensitiveNames
         self.endpoint = endpoint
     }
 

@@ -53,13 +53,13 @@ public struct HTTPHeaderName: RawRepresentable, Hashable, Sendable, ExpressibleB
     /// `Accept`.
     public static let accept: HTTPHeaderName = "Accept"
     /// `Accept-Encoding`.
-    public static let acceptEncoding: HTTPHeaderName = "Accept-Encoding"
+    static let acceptEncoding: HTTPHeaderName = "Accept-Encoding"
     /// `Accept-Language`.
-    public static let acceptLanguage: HTTPHeaderName = "Accept-Language"
+    static let acceptLanguage: HTTPHeaderName = "Accept-Language"
     /// `Authorization`.
     public static let authorization: HTTPHeaderName = "Authorization"
     /// `Cache-Control`.
-    public static let cacheControl: HTTPHeaderName = "Cache-Control"
+    static let cacheControl: HTTPHeaderName = "Cache-Control"
     /// `Content-Length`.
     public static let contentLength: HTTPHeaderName = "Content-Length"
     /// `Content-Type`.
@@ -73,9 +73,9 @@ public struct HTTPHeaderName: RawRepresentable, Hashable, Sendable, ExpressibleB
     /// `Location`.
     public static let location: HTTPHeaderName = "Location"
     /// `Proxy-Authorization`.
-    public static let proxyAuthorization: HTTPHeaderName = "Proxy-Authorization"
+    static let proxyAuthorization: HTTPHeaderName = "Proxy-Authorization"
     /// `Retry-After`.
-    public static let retryAfter: HTTPHeaderName = "Retry-After"
+    static let retryAfter: HTTPHeaderName = "Retry-After"
     /// `Set-Cookie`.
     public static let setCookie: HTTPHeaderName = "Set-Cookie"
     /// `User-Agent`.

@@ -4,7 +4,7 @@ import Foundation
 /// assembled in memory.
 ///
 /// Endpoints usually build one for you with `encoding: .multipart` from a dictionary literal (see
-/// ``MultipartParameterEncoder``); build one yourself for full control:
+/// `MultipartParameterEncoder`); build one yourself for full control:
 ///
 /// ```swift
 /// let form = MultipartForm(parts: [

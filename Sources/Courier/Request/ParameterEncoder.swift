@@ -2,8 +2,8 @@ import Foundation
 
 /// Writes an endpoint's parameters into a request: into the query string or as a body of some format.
 ///
-/// Courier's own encodings are instances: ``QueryParameterEncoder``, ``JSONParameterEncoder``,
-/// ``FormParameterEncoder`` and ``MultipartParameterEncoder``. Add a format (XML, protobuf, MessagePack) by
+/// Courier's own encodings are instances: `QueryParameterEncoder`, `JSONParameterEncoder`,
+/// `FormParameterEncoder` and `MultipartParameterEncoder`. Add a format (XML, protobuf, MessagePack) by
 /// implementing one and naming it in an endpoint's encoding; Courier itself needs no change.
 ///
 /// An encoder sees only the parameters that are left: names that filled a path placeholder, and the
@@ -227,16 +227,15 @@ private struct NameKey: CodingKey {
 
 /// Writes parameters into the URL's query string, RFC 3986 percent-encoded (see
 /// <doc:ParametersAndEncodings>). The default for `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE` and `CONNECT`.
-public struct QueryParameterEncoder: ParameterEncoder {
+struct QueryParameterEncoder: ParameterEncoder {
     /// Creates the encoder.
-    public init() {}
+    init() {}
 
     /// `false`: the query string is not a body.
-    public var writesBody: Bool { false }
+    var writesBody: Bool { false }
 
     /// Writes the parameters as `name=value` pairs.
-    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
-    {
+    func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
         if case .named(let named) = parameters.content, named.isEmpty { return .none }
         var pairs = QueryEncoder(options: context.options, spaceAsPlus: false, capacity: 64)
         try parameters.add(to: &pairs)
@@ -246,13 +245,12 @@ public struct QueryParameterEncoder: ParameterEncoder {
 
 /// Writes parameters as an `application/x-www-form-urlencoded; charset=utf-8` body: the pairs of a query
 /// string, with a space written as `+`.
-public struct FormParameterEncoder: ParameterEncoder {
+struct FormParameterEncoder: ParameterEncoder {
     /// Creates the encoder.
-    public init() {}
+    init() {}
 
     /// Writes the parameters as a form body.
-    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
-    {
+    func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
         var pairs = QueryEncoder(options: context.options, spaceAsPlus: true, capacity: 64)
         try parameters.add(to: &pairs)
         return pairs.isEmpty ? .none : .body(.data(Data(pairs.bytes)), contentType: Self.contentType)
@@ -268,13 +266,12 @@ public struct FormParameterEncoder: ParameterEncoder {
 /// Named values are encoded in the order written (the default encoder then sorts keys); `nil` ones are left
 /// out; a model always makes a body (`{}` at least). Nesting deeper than ``Parameters/maximumDepth`` and a NaN
 /// `Decimal` are rejected before the encoder runs.
-public struct JSONParameterEncoder: ParameterEncoder {
+struct JSONParameterEncoder: ParameterEncoder {
     /// Creates the encoder.
-    public init() {}
+    init() {}
 
     /// Writes the parameters as JSON.
-    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
-    {
+    func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
         if parameters.isEmpty { return .none }
         let value = parameters.encodable
         // The encoder recurses without a limit and writes a NaN Decimal as `NaN`.
@@ -301,13 +298,12 @@ public struct JSONParameterEncoder: ParameterEncoder {
 /// ```
 ///
 /// A model's top-level members become text fields. `Content-Length` is set when every part's size is known.
-public struct MultipartParameterEncoder: ParameterEncoder {
+struct MultipartParameterEncoder: ParameterEncoder {
     /// Creates the encoder.
-    public init() {}
+    init() {}
 
     /// Writes the parameters as a multipart form.
-    public func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
-    {
+    func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
         var parts: [MultipartPart] = []
         switch parameters.content {
         case .named:
@@ -343,18 +339,19 @@ public struct MultipartParameterEncoder: ParameterEncoder {
 
 /// A file in a multipart dictionary literal: `"photo": .file(url, contentType: "image/jpeg")`.
 ///
-/// Only ``MultipartParameterEncoder`` can send it; any other encoding fails with
+/// Only `MultipartParameterEncoder` can send it; any other encoding fails with
 /// ``APIError/RequestProblem/unencodableParameters``.
 public struct MultipartFile: Encodable, Sendable, Hashable {
     /// The content: a file, bytes in memory, or a stream.
-    public var content: RequestBody
+    var content: RequestBody
     /// The filename sent with the part.
-    public var filename: String?
+    var filename: String?
     /// The part's content type.
-    public var contentType: String?
+    var contentType: String?
 
-    /// Creates a file part's value.
-    public init(content: RequestBody, filename: String?, contentType: String?) {
+    /// Creates a file part's value (``Swift/Encodable/file(_:filename:contentType:)`` and its siblings are the
+    /// spellings to use).
+    init(content: RequestBody, filename: String?, contentType: String?) {
         self.content = content
         self.filename = filename
         self.contentType = contentType

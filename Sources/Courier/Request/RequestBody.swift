@@ -4,7 +4,7 @@ import Foundation
 /// chunks, or a multipart form streamed part by part.
 ///
 /// Only an in-memory body is ever held whole. The others are read in chunks of at most
-/// ``chunkSize`` bytes while they are sent, so a 1 GB upload needs no more memory than a small one.
+/// 64 KiB while they are sent, so a 1 GB upload needs no more memory than a small one.
 ///
 /// ```swift
 /// let photo = RequestBody.file(URL(fileURLWithPath: "/tmp/photo.jpg"))   // read from disk while it is sent
@@ -16,7 +16,7 @@ import Foundation
 /// only those are retried or follow a redirect that repeats the body. A stream is read once; reading it again
 /// fails with ``APIError/RequestProblem/unreadableBody``.
 ///
-/// Executors read any body with ``chunks()`` and declare the kinds they send in
+/// Executors read any body with `chunks()` and declare the kinds they send in
 /// ``APIExecutor/supportedTransfers`` (``TransferFeatures/fileBodies``, ``TransferFeatures/streamedBodies``): a
 /// request with a body its executor does not declare fails with ``APIError/TransportProblem/unsupportedByExecutor``
 /// before any I/O, instead of being buffered.
@@ -33,6 +33,7 @@ public struct RequestBody: Sendable, Hashable {
     let storage: Storage
 
     /// The largest chunk ``chunks()`` yields and executors read at once: 64 KiB.
+    @_spi(ExecutorSupport)
     public static let chunkSize = 65_536
 
     /// No body.
@@ -76,18 +77,21 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// The file of a file body.
+    @_spi(ExecutorSupport)
     public var fileURL: URL? {
         if case .file(let url, _) = storage { return url }
         return nil
     }
 
     /// The form of a multipart body.
+    @_spi(ExecutorSupport)
     public var multipartForm: MultipartForm? {
         if case .multipart(let form) = storage { return form }
         return nil
     }
 
     /// Whether the body is a one-shot stream (see ``stream(_:count:)``).
+    @_spi(ExecutorSupport)
     public var isStream: Bool {
         if case .stream = storage { return true }
         return false
@@ -106,6 +110,7 @@ public struct RequestBody: Sendable, Hashable {
 
     /// The size in bytes, when known: always for data and readable files, for a stream when it was given,
     /// for a multipart form when every part's size is known.
+    @_spi(ExecutorSupport)
     public var count: Int? {
         switch storage {
         case .empty: 0
@@ -117,6 +122,7 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// Whether the body is held in memory whole (no body, or ``data(_:)``): every executor can send it.
+    @_spi(ExecutorSupport)
     public var isInMemory: Bool {
         switch storage {
         case .empty, .data: true
@@ -126,6 +132,7 @@ public struct RequestBody: Sendable, Hashable {
 
     /// Whether the body can be sent again from the start: everything but a stream, or a form holding one.
     /// Retries and redirects that repeat the body need it.
+    @_spi(ExecutorSupport)
     public var isReplayable: Bool {
         switch storage {
         case .empty, .data, .file: true
@@ -137,6 +144,7 @@ public struct RequestBody: Sendable, Hashable {
     /// The body's bytes, in chunks of at most ``chunkSize`` bytes, read while the sequence is iterated: a file
     /// from disk, a form part by part. Iterate it once per send; each call starts from the beginning (a
     /// stream can be read by one call only: the next fails with ``APIError/RequestProblem/unreadableBody``).
+    @_spi(ExecutorSupport)
     public func chunks() -> RequestBodyChunks {
         RequestBodyChunks(body: self)
     }

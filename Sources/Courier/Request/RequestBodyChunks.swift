@@ -1,7 +1,7 @@
 import Foundation
 
-/// The bytes of a ``RequestBody`` as an `AsyncSequence` of chunks of at most ``RequestBody/chunkSize`` bytes,
-/// read while it is iterated (see ``RequestBody/chunks()``).
+/// The bytes of a ``RequestBody`` as an `AsyncSequence` of chunks of at most `RequestBody.chunkSize` bytes,
+/// read while it is iterated (see `RequestBody.chunks()`).
 ///
 /// ```swift
 /// for try await chunk in request.body.chunks() {
@@ -12,6 +12,7 @@ import Foundation
 /// Reading fails with ``APIError/RequestProblem/unreadableBody`` (as an ``APIError`` without an endpoint context
 /// beyond the body) when a file cannot be opened or no longer has the size it had when the body was made, or when
 /// a stream was already read; a stream's own error is passed on.
+@_spi(ExecutorSupport)
 public struct RequestBodyChunks: AsyncSequence, Sendable {
     /// A chunk of bytes.
     public typealias Element = Data
@@ -40,7 +41,7 @@ struct UnreadableBody: Error, CustomStringConvertible {
 }
 
 /// Reads a body's bytes in order, one segment at a time: in-memory bytes, files (by chunks), streams.
-/// Asynchronously for ``RequestBodyChunks``, or blocking the calling thread for `InputStream`s.
+/// Asynchronously for `RequestBodyChunks`, or blocking the calling thread for `InputStream`s.
 final class BodyReader: Sendable {
     private enum Segment {
         case bytes(Data)

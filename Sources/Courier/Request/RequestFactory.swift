@@ -88,7 +88,7 @@ enum RequestFactory {
             timeout: endpoint.timeout ?? configuration.timeout,
             redirectPolicy: endpoint.redirectPolicy ?? configuration.redirectPolicy,
             maxResponseBytes: endpoint.maxResponseBytes ?? configuration.maxResponseBytes,
-            sensitiveHeaders: configuration.sensitiveHeaders,
+            sensitiveNames: configuration.sensitiveNames,
             endpoint: endpoint
         )
         request.progress = progress

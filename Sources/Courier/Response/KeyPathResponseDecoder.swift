@@ -16,9 +16,9 @@ import Foundation
 /// `someDecoder.at(_:)` names it. A missing key is a decoding failure naming the key.
 public struct KeyPathResponseDecoder: ResponseDecoder {
     /// The keys, outermost first.
-    public let keys: [String]
+    let keys: [String]
     /// The decoder of the whole body; `nil` for the one the call would use otherwise.
-    public let base: (any ResponseDecoder)?
+    let base: (any ResponseDecoder)?
 
     /// Decodes at `keyPath` (keys separated by `.`) with `base`, or the call's decoder when `base` is `nil`.
     public init(_ keyPath: String, base: (any ResponseDecoder)? = nil) {
@@ -30,7 +30,7 @@ public struct KeyPathResponseDecoder: ResponseDecoder {
         self.base = base
     }
 
-    /// Decodes a value of `type` found at ``keys`` in `data`.
+    /// Decodes a value of `type` found at the key path in `data`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         let base = self.base ?? JSONResponseDecoder()
         return try KeyPathEnvelopeContext.$keys.withValue(keys) {

@@ -14,10 +14,10 @@ import Foundation
 /// - **Stopping early cancels the transfer.** Leaving the loop (`break`, `return`, a thrown error), cancelling
 ///   the reading task, or dropping a stream nobody reads cancels the network transfer at once.
 /// - **An idle timeout between chunks.** When no byte arrives for the request's
-///   ``ResponseDelivery/idleTimeout`` while the reader waits, the stream throws
+///   `ResponseDelivery.idleTimeout` while the reader waits, the stream throws
 ///   ``APIError/TransportProblem/timedOut`` and cancels the transfer. A reader that is slower than the
 ///   network is not idle: the bytes wait for it.
-/// - **Bounded memory.** On Apple platforms at most about ``windowBytes`` of unread bytes are held; beyond that
+/// - **Bounded memory.** On Apple platforms at most about `windowBytes` of unread bytes are held; beyond that
 ///   ``URLSessionExecutor`` suspends the transfer until the reader catches up. FoundationNetworking (Linux) cannot
 ///   pause a transfer, so there a reader that falls behind by more than the request's
 ///   ``APIRequest/maxResponseBytes`` fails with ``APIError/TransportProblem/responseTooLarge``; a reader that
@@ -29,6 +29,7 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     public typealias Element = Data
 
     /// How many unread bytes a stream holds before it asks its producer to pause.
+    @_spi(ExecutorSupport)
     public static let windowBytes = 1 << 20
 
     let handle: Handle
@@ -39,9 +40,10 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     /// Makes a stream for the response to `request`, and the continuation its producer (an executor) feeds.
     ///
     /// - Parameters:
-    ///   - request: The request; errors name its endpoint and ``ResponseDelivery/idleTimeout`` applies.
+    ///   - request: The request; errors name its endpoint and `ResponseDelivery.idleTimeout` applies.
     ///   - onCancel: Called once when the reader stops before the end (or drops the stream): cancel the
     ///     transfer.
+    @_spi(ExecutorSupport)
     public static func makeStream(
         for request: APIRequest, onCancel: @escaping @Sendable () -> Void
     ) -> (stream: ResponseStream, continuation: Continuation) {
@@ -50,6 +52,7 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     }
 
     /// A stream that reads `chunks` (for stubs and tests); stopping early cancels the task that reads them.
+    @_spi(ExecutorSupport)
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, for request: APIRequest)
     where Chunks.Element == Data {
         let reader = LockedBox<Task<Void, Never>?>(nil)
@@ -96,10 +99,11 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     }
 
     /// What an executor feeds a ``ResponseStream`` through.
+    @_spi(ExecutorSupport)
     public struct Continuation: Sendable {
         let buffer: ChunkBuffer
 
-        /// Hands `chunk` to the reader. Returns `false` when the unread bytes went past ``windowBytes``: pause the
+        /// Hands `chunk` to the reader. Returns `false` when the unread bytes went past `windowBytes`: pause the
         /// transfer then, and resume it in ``whenDrained(_:)``'s action.
         @discardableResult
         public func yield(_ chunk: Data) -> Bool {

@@ -26,8 +26,8 @@ extension ResponseStream {
     /// ``API/stream(with:idleTimeout:progress:using:)`` (a stream made from chunks) there is nothing to reconnect
     /// to: the events end with the stream.
     ///
-    /// - Parameter reconnect: ``ServerSentEvents/ReconnectPolicy/never`` (as ``events``) or
-    ///   ``ServerSentEvents/ReconnectPolicy/upTo(_:delay:maxDelay:)``.
+    /// - Parameter reconnect: ``ServerSentEvents/ReconnectPolicy/upTo(_:delay:maxDelay:)``; without
+    ///   reconnection, read ``events`` instead.
     public func events(reconnect: ServerSentEvents.ReconnectPolicy) -> ServerSentEvents {
         ServerSentEvents(lines: lines, reconnect: reconnect)
     }
@@ -44,8 +44,8 @@ extension ServerSentEvents {
         /// The longest wait before a reconnection, whatever `retry:` asks.
         let maxDelay: Duration
 
-        /// No reconnection: the events end when the stream ends and fail when it fails (as ``ResponseStream/events``).
-        public static let never = ReconnectPolicy(attempts: 0, delay: .zero, maxDelay: .zero)
+        /// No reconnection (what ``ResponseStream/events`` reads with).
+        static let never = ReconnectPolicy(attempts: 0, delay: .zero, maxDelay: .zero)
 
         /// Reconnects up to `attempts` times in a row; the count starts again after each event.
         ///

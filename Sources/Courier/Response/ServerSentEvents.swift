@@ -123,7 +123,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// The events of a `text/event-stream` body: fields `event`, `data` (over several lines), `id` and `retry`;
 /// comment lines (starting with `:`) and unknown fields are ignored, an event without data is not dispatched,
 /// and an unfinished event at the end of the stream is dropped. With a ``ReconnectPolicy`` other than
-/// ``ReconnectPolicy/never`` the events go on across reconnections; see ``ResponseStream/events(reconnect:)``.
+/// `ReconnectPolicy.never` the events go on across reconnections; see ``ResponseStream/events(reconnect:)``.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     /// The element type: one event.
     public typealias Element = ServerSentEvent

@@ -36,7 +36,7 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
             children: [
                 "method": method, "url": redactor.url(url), "headers": redactor.headers(headers), "body": bodySummary,
                 "timeout": timeout, "redirectPolicy": redirectPolicy, "maxResponseBytes": maxResponseBytes,
-                "sensitiveHeaders": sensitiveHeaders.map(\.rawValue).sorted(), "endpoint": endpoint.description,
+                "sensitiveNames": sensitiveNames.map(\.rawValue).sorted(), "endpoint": endpoint.description,
             ],
             displayStyle: .struct
         )
@@ -135,7 +135,7 @@ extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, Cu
 }
 
 extension HTTPHeaders: CustomDebugStringConvertible, CustomReflectable {
-    /// `[Name: value, …]` with the values of secret headers (see ``SensitiveData``) masked.
+    /// `[Name: value, …]` with the values of secret headers (see `SensitiveData`) masked.
     public var debugDescription: String {
         "[" + fields.map(\.debugDescription).joined(separator: ", ") + "]"
     }
@@ -147,7 +147,7 @@ extension HTTPHeaders: CustomDebugStringConvertible, CustomReflectable {
 }
 
 extension HTTPHeaders.Field: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `Name: value`, with the value masked when the header is secret (see ``SensitiveData``).
+    /// `Name: value`, with the value masked when the header is secret (see `SensitiveData`).
     public var description: String {
         "\(name): \(redactedValue)"
     }

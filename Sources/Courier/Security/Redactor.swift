@@ -1,8 +1,8 @@
 import Foundation
 
-/// Renders requests, responses and free text with secret values replaced by ``SensitiveData/mask``.
+/// Renders requests, responses and free text with secret values replaced by `SensitiveData.mask`.
 ///
-/// Which names are secret comes from ``SensitiveData`` (plus the additions a ``LoggingPlugin`` is given);
+/// Which names are secret comes from `SensitiveData` (plus the additions a ``LoggingPlugin`` is given);
 /// the secret *values* of a request — secret header values and their parts, secret query, form and JSON
 /// values, the URL's user and password — are collected once, when the redactor is made, and masked
 /// wherever they reappear: a response body that echoes the request, an error message, a header.
@@ -20,9 +20,9 @@ struct Redactor {
     /// see a body whole, and logging must not cost more than the call.
     static let maxRedactedBodyBytes = 1 << 20
 
-    /// Headers secret besides ``SensitiveData``'s rules: those the requests mark, and the additions.
+    /// Headers secret besides `SensitiveData`'s rules: those the requests mark, and the additions.
     private let markedHeaders: Set<HTTPHeaderName>
-    /// Normalized names that are secret besides ``SensitiveData``'s rules.
+    /// Normalized names that are secret besides `SensitiveData`'s rules.
     private let additionalKeys: Set<String>
     /// The request's secret values in every form they may be printed in, longest first.
     private(set) var secrets: [String]
@@ -52,7 +52,7 @@ struct Redactor {
         collectingSecrets: Bool = true
     ) {
         var marked = additionalHeaders
-        for request in requests { marked.formUnion(request.sensitiveHeaders) }
+        for request in requests { marked.formUnion(request.sensitiveNames) }
         self.markedHeaders = marked
         var keys = Set(additionalKeys.map(SensitiveData.normalized))
         keys.formUnion(marked.map { SensitiveData.normalized($0.rawValue) })

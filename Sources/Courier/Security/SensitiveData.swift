@@ -4,8 +4,8 @@ import Foundation
 /// names and body keys. Redirect handling (credentials are removed on an origin change), logging, cURL
 /// output, and the descriptions and mirrors of requests, responses and errors all use it.
 ///
-/// A request adds its own secret headers in ``APIRequest/sensitiveHeaders``: the auth plugins put the
-/// header they set there, and ``APIConfiguration/sensitiveHeaders`` names more for every request.
+/// A request adds its own secret headers in ``APIRequest/sensitiveNames``: the auth plugins put the
+/// header they set there, and ``APIConfiguration/sensitiveNames`` names more for every request.
 ///
 /// ## Secret names
 ///
@@ -24,7 +24,7 @@ import Foundation
 /// unless it ends with one of these words (`pagetoken`, `nexttoken`, `continuationtoken`: pagination
 /// cursors such as `nextPageToken`; `allowcredentials`: the CORS flag `Access-Control-Allow-Credentials`). Whole words only: `author`, `authority`, `tokenizer`, `token_type`,
 /// `max_tokens`, `secretary`, `publicKey` and `key` are not secret. Add names of your own with
-/// ``APIConfiguration/sensitiveHeaders`` (headers) or ``LoggingPlugin/Options/redactedKeys``.
+/// ``APIConfiguration/sensitiveNames`` (headers) or ``LoggingPlugin/Options/redactedKeys``.
 ///
 /// A nested key is secret when any of its parts is, or when the parts run together are: `profile[password]`,
 /// `filter[password]`, `profile.password` and `user[api][key]` are secret, and so is everything below a secret
@@ -34,6 +34,7 @@ import Foundation
 /// (`/invites/***/accept`).
 ///
 /// Where a value is redacted it is printed as ``mask`` (`***`).
+@_spi(ExecutorSupport)
 public enum SensitiveData {
     /// What a redacted value is printed as: `***`.
     public static let mask = "***"
@@ -62,9 +63,9 @@ public enum SensitiveData {
     static let publicSuffixes: [String] = ["pagetoken", "nexttoken", "continuationtoken", "allowcredentials"]
 
     /// Whether the value of the header `name` is secret in `request`: a name in ``headers``, a name the
-    /// secret-name rules match, or a name the request marks in ``APIRequest/sensitiveHeaders``.
+    /// secret-name rules match, or a name the request marks in ``APIRequest/sensitiveNames``.
     public static func isSensitive(_ name: HTTPHeaderName, in request: APIRequest? = nil) -> Bool {
-        headers.contains(name) || (request?.sensitiveHeaders.contains(name) ?? false) || isSensitiveKey(name.rawValue)
+        headers.contains(name) || (request?.sensitiveNames.contains(name) ?? false) || isSensitiveKey(name.rawValue)
     }
 
     /// Whether a query name, form field or JSON key names a secret, at any nesting (`filter[password]`,
@@ -97,7 +98,7 @@ public enum SensitiveData {
     }
 
     /// `url` as ``redacted(_:)`` prints it, with the names `request` marks secret
-    /// (``APIRequest/sensitiveHeaders``, such as an API key's query item) masked too.
+    /// (``APIRequest/sensitiveNames``, such as an API key's query item) masked too.
     public static func redacted(_ url: URL, for request: APIRequest) -> String {
         Redactor(request: request, collectingSecrets: false).url(url)
     }

@@ -115,7 +115,7 @@ func readmeConfiguration() async throws {
     configuration.redirectPolicy = .custom { hop in  // .follow (default), .doNotFollow, or decide per hop
         hop.to.host == "cdn.example.com" ? .follow : .refuse
     }
-    configuration.sensitiveHeaders = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
+    configuration.sensitiveNames = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
     APIConfiguration.default = configuration
 
     let staging = configuration.with { $0.executor = URLSessionExecutor(timeout: .seconds(10)) }

@@ -147,8 +147,8 @@ import Testing
         #expect(fromBase.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"startDate":1}"#)
         #expect(fromCopy.body.data.map { String(decoding: $0, as: UTF8.self) } == #"{"start_date":1}"#)
         let snake = Data(#"{"start_date":2}"#.utf8)
-        #expect(try copy.decoder.decode(Model.self, from: snake) == Model(startDate: 2))
-        #expect(throws: DecodingError.self) { try base.decoder.decode(Model.self, from: snake) }
+        #expect(try copy.decoder.coder.decode(Model.self, from: snake) == Model(startDate: 2))
+        #expect(throws: DecodingError.self) { try base.decoder.coder.decode(Model.self, from: snake) }
     }
 
     @Test("A coder given to a configuration is copied: later changes to it stay out")

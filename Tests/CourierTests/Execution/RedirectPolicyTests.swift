@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import Testing
 
@@ -67,11 +67,11 @@ struct RedirectPolicyTests {
     func precedence() throws {
         let configuration = APIConfiguration(
             baseURL: URL(string: "https://api.example.com"), redirectPolicy: .doNotFollow, maxResponseBytes: 10,
-            sensitiveHeaders: ["X-Session"])
+            sensitiveNames: ["X-Session"])
         let plain = try GET<Void>("/a").makeRequest(using: configuration)
         #expect(plain.redirectPolicy.followsRedirects == false)
         #expect(plain.maxResponseBytes == 10)
-        #expect(plain.sensitiveHeaders == ["X-Session"])
+        #expect(plain.sensitiveNames == ["X-Session"])
 
         let own = try GET<Void>("/a", redirectPolicy: .follow, maxResponseBytes: 20).makeRequest(using: configuration)
         #expect(own.redirectPolicy.followsRedirects)

@@ -81,7 +81,7 @@ struct CacheCredentialIntegrationTests {
     func configuredSensitiveHeader() async throws {
         let setup = try Setup {
             $0.headers["X-Session"] = "sess-SECRET-9"
-            $0.sensitiveHeaders = ["X-Session"]
+            $0.sensitiveNames = ["X-Session"]
         }
         let endpoint = GET<Void>("/uuid", tags: [.cache(Self.diskPolicy)])
 

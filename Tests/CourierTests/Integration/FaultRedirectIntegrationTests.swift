@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import Testing
 
@@ -65,7 +65,7 @@ struct FaultRedirectIntegrationTests {
         func configuration(redirectPolicy: RedirectPolicy = .follow) throws -> APIConfiguration {
             try FaultServer.configuration(
                 redirectPolicy: redirectPolicy,
-                sensitiveHeaders: ["X-Session"],
+                sensitiveNames: ["X-Session"],
                 plugins: self == .authPlugins
                     ? [AuthPlugin.bearer("plugin-token"), AuthPlugin.apiKey("plugin-key", header: "X-API-Key")]
                     : []

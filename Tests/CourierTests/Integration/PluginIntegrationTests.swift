@@ -133,7 +133,7 @@ final class CountingExecutor: APIExecutor {
 
     @Test func loggerPrintsRealTrafficWithoutSecrets() async throws {
         let lines = Locked<[String]>([])
-        let logging = LoggingPlugin(options: .init(includeHeaders: true, includeCURL: true)) { line in
+        let logging = LoggingPlugin.logging(.init(includeHeaders: true, includeCURL: true)) { line in
             lines.withLock { $0.append(line) }
         }
         let _: Echo = try await Self.anything.request(

@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func headersMarkedByTheConfigurationAreRedacted() async {
-        let output = await log(configure: { $0.sensitiveHeaders = ["X-Tenant"] }) {
+        let output = await log(configure: { $0.sensitiveNames = ["X-Tenant"] }) {
             try await GET<Void>("/me", headers: ["X-Tenant": "t3nant-id"]).request(using: $0)
         }
         #expect(!output.contains("t3nant-id"))
@@ -164,7 +164,7 @@ import Testing
         let binary = POST<Void>("/upload", headers: ["Content-Type": "application/octet-stream"])
         // Endpoints do not send raw bytes yet: log a built request with a binary body directly.
         let lines = Locked<[String]>([])
-        let plugin = LoggingPlugin(options: Self.verbose) { line in lines.withLock { $0.append(line) } }
+        let plugin = LoggingPlugin.logging(Self.verbose) { line in lines.withLock { $0.append(line) } }
         var request = try binary.makeRequest(using: testConfiguration)
         request.body = .data(Data([0x00, 0xFF, 0x01, 0x02]))
         _ = try await plugin.intercept(request) { try await Self.echo.execute($0) }

@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite struct RetryPluginTests {
     static let fast = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), jitter: 0)
@@ -46,7 +47,7 @@ import Testing
         #expect(stub.requests.count == 1)
     }
 
-    @Test(arguments: [HTTPMethod.get, .head, .put, .delete, .options, .trace])
+    @Test(arguments: [HTTPMethod.get, .head, .put, .delete, .options, "TRACE"])
     func idempotentMethodsAreRetried(method: HTTPMethod) {
         #expect(RetryPolicy.default.methods.contains(method))
         #expect(!RetryPolicy.default.methods.contains(.post))

@@ -121,7 +121,7 @@ private enum Feed {
         let stub = stub([.chunked(["data: a\n\n"], headers: Self.eventStream)])
 
         var data: [String] = []
-        for try await event in try await Feed.$feed.stream(using: configuration(stub)).events(reconnect: .never) {
+        for try await event in try await Feed.$feed.stream(using: configuration(stub)).events {
             data.append(event.data)
         }
 

@@ -76,7 +76,7 @@ import Testing
     static func configuration(executor: StubExecutor, log: Locked<[String]>) -> APIConfiguration {
         var configuration = APIConfiguration(baseURL: URL(string: "https://bob:us3rinfo-SECRET@api.example.com/v2"))
             .with { $0.executor = executor }
-        configuration.sensitiveHeaders = ["X-Tenant"]
+        configuration.sensitiveNames = ["X-Tenant"]
         configuration.headers = [
             "Cookie": "session=c00kie-SECRET", "Proxy-Authorization": "Basic \(proxyCredentials)",
             "X-Tenant": "t3nant-SECRET", "Accept": "application/json",

@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import CourierTesting
 import Foundation
 import Testing
@@ -35,7 +35,7 @@ import Testing
     @Test func aHeaderMarkedByTheRequestIsSensitiveInThatRequestOnly() throws {
         var request = try GET<Void>("/x").makeRequest(using: testConfiguration)
         #expect(!SensitiveData.isSensitive("X-Vendor", in: request))
-        request.sensitiveHeaders.insert("x-vendor")
+        request.sensitiveNames.insert("x-vendor")
         #expect(SensitiveData.isSensitive("X-Vendor", in: request))
         #expect(!SensitiveData.isSensitive("X-Vendor"))
         #expect(SensitiveData.isSensitive(.authorization, in: request))
@@ -87,9 +87,9 @@ import Testing
         try await GET<Void>("/x", headers: ["X-Region": "us", "X-Trace": "1"]).request(using: configuration)
         // THEN what apply added or changed is marked, the rest is not
         let sent = try #require(stub.requests.first)
-        #expect(sent.sensitiveHeaders.contains("X-Vendor"))
-        #expect(sent.sensitiveHeaders.contains("X-Region"))
-        #expect(!sent.sensitiveHeaders.contains("X-Trace"))
+        #expect(sent.sensitiveNames.contains("X-Vendor"))
+        #expect(sent.sensitiveNames.contains("X-Region"))
+        #expect(!sent.sensitiveNames.contains("X-Trace"))
     }
 }
 
@@ -104,7 +104,7 @@ import Testing
                 "Content-Type": "application/json",
             ],
             body: .data(Data(#"{"user":"ann","password":"p-9911"}"#.utf8)),
-            sensitiveHeaders: ["X-Vendor"],
+            sensitiveNames: ["X-Vendor"],
             endpoint: APIEndpoint(method: .post, path: "/login")
         )
         request.timeout = .seconds(5)

@@ -85,7 +85,7 @@ enum FaultServer {
         headers: HTTPHeaders = [:],
         redirectPolicy: RedirectPolicy = .follow,
         maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
-        sensitiveHeaders: Set<HTTPHeaderName> = [],
+        sensitiveNames: Set<HTTPHeaderName> = [],
         plugins: [any APIPlugin] = []
     ) throws -> APIConfiguration {
         guard let main else { throw MissingServer(detail: "\(environmentKey) is not set") }
@@ -95,7 +95,7 @@ enum FaultServer {
             timeout: timeout,
             redirectPolicy: redirectPolicy,
             maxResponseBytes: maxResponseBytes,
-            sensitiveHeaders: sensitiveHeaders,
+            sensitiveNames: sensitiveNames,
             executor: URLSessionExecutor.shared,
             plugins: plugins
         )

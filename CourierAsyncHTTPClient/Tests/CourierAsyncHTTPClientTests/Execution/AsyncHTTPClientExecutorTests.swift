@@ -179,7 +179,7 @@ struct RedirectHopTests {
             headers: [
                 "Authorization": "Bearer t", "Content-Type": "application/json", "X-Session": "s", "X-Keep": "k",
             ],
-            body: .data(Data("{}".utf8)), sensitiveHeaders: ["X-Session"], endpoint: POST<Void>("/a").endpoint)
+            body: .data(Data("{}".utf8)), sensitiveNames: ["X-Session"], endpoint: POST<Void>("/a").endpoint)
     }
 
     static func hop(_ request: APIRequest) -> Hop {
