@@ -116,23 +116,32 @@ enum ResponsesPage {
         }
     }
 
-    /// What an app might do for each reason. The cases are exhaustive, so a new reason is a compile error.
+    /// What an app might do for each reason. A reason is a struct that later versions of Courier may add
+    /// members to, so the switch ends with `default:`, which reads the rest through the reason's properties.
     static func advice(for error: APIError) -> String {
-        switch error.reason {
+        let reason = error.reason
+        return switch reason {
         case .unacceptableStatus(.notFound): "not found: show an empty state"
         case .unacceptableStatus(.unauthorized): "unauthorized: ask the user to sign in"
         case .unacceptableStatus(.forbidden): "forbidden: explain why"
         case .unacceptableStatus(.serverError): "server error \(error.statusCode ?? 0): try again later"
-        case .unacceptableStatus(let category): "\(category) \(error.statusCode ?? 0): report it"
         case .transport(.timedOut): "timed out: offer to retry"
         case .transport(.offline), .transport(.cannotConnect): "cannot reach the server: show offline mode"
         case .transport(.cancelled): "cancelled: do nothing"
-        case .transport(let problem): "transport problem (\(problem)): retry later"
         case .decodingFailed: "unexpected response: report a bug"
-        case .invalidRequest(let problem): "bug in the request: \(problem)"
-        case .rejectedByService(let code, _): "the service said no (\(code))"
         case .notCached: "nothing cached yet: show a placeholder"
-        case .other: "failed: \(error)"
+        default:
+            if let category = reason.statusCategory {
+                "\(category) \(error.statusCode ?? 0): report it"
+            } else if let problem = reason.transportProblem {
+                "transport problem (\(problem)): retry later"
+            } else if let problem = reason.requestProblem {
+                "bug in the request: \(problem)"
+            } else if let rejection = reason.serviceRejection {
+                "the service said no (\(rejection.code))"
+            } else {
+                "failed: \(error)"
+            }
         }
     }
 }

@@ -57,7 +57,8 @@ struct BinClient: Sendable {
             switch error.reason {
             case .unacceptableStatus(.notFound): self = .notFound
             case .unacceptableStatus(.unauthorized): self = .signedOut
-            case .unacceptableStatus(.serverError), .transport: self = .unavailable
+            case .unacceptableStatus(.serverError): self = .unavailable
+            case _ where error.reason.transportProblem != nil: self = .unavailable
             default: self = .unexpected(error)
             }
         }

@@ -315,13 +315,13 @@ extension ExecutorConformance.Context {
     /// Expects `call` to fail with a transport reason of its own, not by running into its timeout.
     private func expectPromptTransportError(_ call: Call) async {
         guard let error = await error(call) else { return }
-        switch error.reason {
-        case .transport(.timedOut), .transport(.cancelled):
+        switch error.reason.transportProblem {
+        case .timedOut?, .cancelled?:
             fail("\(call.label): \(error.reason); expected the broken response to fail on its own")
-        case .transport:
-            break
-        default:
+        case nil:
             fail("\(call.label): \(error.reason), expected a transport error")
+        default:
+            break
         }
     }
 

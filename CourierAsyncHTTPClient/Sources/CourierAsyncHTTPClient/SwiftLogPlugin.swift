@@ -151,9 +151,10 @@ private final class CallRecord: Sendable {
 
     /// The kind of failure, without anything the server said (a service's message can repeat a secret).
     static func type(of reason: APIError.Reason) -> String {
-        switch reason {
-        case .rejectedByService(let code, _): "rejected by the service with code \(code)"
-        default: reason.description
+        if let rejection = reason.serviceRejection {
+            "rejected by the service with code \(rejection.code)"
+        } else {
+            reason.description
         }
     }
 

@@ -89,9 +89,10 @@ public struct TracingPlugin: APIPlugin {
 
     /// The kind of failure, without anything the server said.
     private static func type(of reason: APIError.Reason) -> String {
-        switch reason {
-        case .rejectedByService(let code, _): "rejected by the service with code \(code)"
-        default: reason.description
+        if let rejection = reason.serviceRejection {
+            "rejected by the service with code \(rejection.code)"
+        } else {
+            reason.description
         }
     }
 }

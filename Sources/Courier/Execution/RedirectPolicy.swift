@@ -110,25 +110,6 @@ public enum RedirectDecision: Sendable, Hashable {
     public static let refuse = RedirectDecision.fail(.refusedByPolicy)
 }
 
-/// Why a redirect was not followed.
-public enum RedirectRefusal: Sendable, Hashable, CustomStringConvertible {
-    /// The redirect goes from `https` to `http`.
-    case insecureRedirect
-    /// The call reached its policy's ``RedirectPolicy/maxRedirects``.
-    case tooManyRedirects
-    /// The policy's own rule refused it.
-    case refusedByPolicy
-
-    /// A short English description.
-    public var description: String {
-        switch self {
-        case .insecureRedirect: "a redirect from https to http was refused"
-        case .tooManyRedirects: "too many redirects"
-        case .refusedByPolicy: "the redirect policy refused a redirect"
-        }
-    }
-}
-
 /// The origin of a URL: scheme, host and port (the scheme's default port when none is written).
 struct Origin: Equatable {
     let scheme: String

@@ -12,7 +12,7 @@ import Foundation
 /// let user: User = try await Legacy.$user.request(with: 42)   // the envelope's `data`, decoded as User
 ///
 /// do { ... } catch {  // `error` is an APIError
-///     if case .rejectedByService(let code, let message) = error.reason { ... }
+///     if let rejection = error.reason.serviceRejection { show(rejection.code, rejection.message) }
 /// }
 /// ```
 ///

@@ -147,7 +147,7 @@ public struct RetryPlugin: APIPlugin {
                 wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
             } catch {
                 let wrapped = APIError.wrapping(error, request: request)
-                guard attempt < policy.maxAttempts, case .transport(let problem) = wrapped.reason,
+                guard attempt < policy.maxAttempts, let problem = wrapped.reason.transportProblem,
                     policy.transportProblems.contains(problem)
                 else { throw wrapped }
                 wait = policy.backoff(beforeRetry: attempt)

@@ -9,7 +9,7 @@ struct MissingPathValueHint: Error, CustomStringConvertible {
 
     /// A hint for `problem` when it is a missing path value and the call named other parameters; else `nil`.
     init?(_ problem: APIError.RequestProblem, parameters: Parameters, template: PathTemplate) {
-        guard case .missingPathValue(let missing) = problem else { return nil }
+        guard case .missingPathValue(let missing) = problem.kind else { return nil }
         let unused = parameters.providedNames.filter { !template.names.contains($0) }
         guard !unused.isEmpty else { return nil }
         var seen = Set<String>()

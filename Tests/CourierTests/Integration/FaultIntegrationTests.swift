@@ -271,8 +271,5 @@ extension BoundedOutcome {
 
 extension APIError {
     /// Whether the reason is a transport problem, whichever.
-    var isTransport: Bool {
-        if case .transport = reason { return true }
-        return false
-    }
+    var isTransport: Bool { reason.transportProblem != nil }
 }

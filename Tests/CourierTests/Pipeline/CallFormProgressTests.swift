@@ -144,8 +144,8 @@ struct CallFormProgressTests {
         }
         let expected: [Failure: (APIError.Reason) -> Bool] = [
             .unacceptableStatus: { $0 == .unacceptableStatus(.notFound) },
-            .transportError: { if case .transport = $0 { true } else { false } },
-            .invalidParameter: { if case .invalidRequest = $0 { true } else { false } },
+            .transportError: { $0.transportProblem != nil },
+            .invalidParameter: { $0.requestProblem != nil },
             .unsupportedExecutor: { $0 == .transport(.unsupportedByExecutor) },
             .cancelled: { $0 == .transport(.cancelled) },
         ]

@@ -1,0 +1,80 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension APIError {
+    /// Why a request did not complete.
+    ///
+    /// A struct with a static member for each problem, not an enum, so that Courier can add problems without
+    /// breaking your code: it matches in a `switch` (end it with `default:`) and with `==`, payload included
+    /// (`.redirectRefused(.insecureRedirect)`). Read the payload with ``redirectRefusal``.
+    public struct TransportProblem: Sendable, Hashable {
+        enum Kind: Sendable, Hashable {
+            case timedOut
+            case cannotConnect
+            case offline
+            case cancelled
+            case connectionLost
+            case secureConnectionFailed
+            case responseTooLarge
+            case redirectRefused(RedirectRefusal)
+            case unsupportedByExecutor
+            case other
+        }
+
+        let kind: Kind
+
+        private init(_ kind: Kind) {
+            self.kind = kind
+        }
+
+        /// The request or the resource timed out.
+        public static let timedOut = TransportProblem(.timedOut)
+        /// The host could not be resolved or did not accept the connection.
+        public static let cannotConnect = TransportProblem(.cannotConnect)
+        /// The device has no network connection.
+        public static let offline = TransportProblem(.offline)
+        /// The calling task was cancelled.
+        public static let cancelled = TransportProblem(.cancelled)
+        /// The connection was lost mid-request.
+        public static let connectionLost = TransportProblem(.connectionLost)
+        /// A TLS or certificate problem.
+        public static let secureConnectionFailed = TransportProblem(.secureConnectionFailed)
+        /// The response body grew past the request's ``APIRequest/maxResponseBytes``; the call stopped
+        /// receiving the moment it crossed the limit.
+        public static let responseTooLarge = TransportProblem(.responseTooLarge)
+        /// A redirect was not followed, and the call failed: see the ``RedirectRefusal``.
+        public static func redirectRefused(_ refusal: RedirectRefusal) -> TransportProblem {
+            TransportProblem(.redirectRefused(refusal))
+        }
+        /// The executor cannot carry out this transfer (a download to a file, a stream, progress, a body that is
+        /// not in memory); the `ExecutorLimitation` is the ``APIError/underlyingError``. Raised before any I/O.
+        public static let unsupportedByExecutor = TransportProblem(.unsupportedByExecutor)
+        /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
+        public static let other = TransportProblem(.other)
+
+        /// Why the redirect was not followed, for ``redirectRefused(_:)``; `nil` for any other problem.
+        public var redirectRefusal: RedirectRefusal? {
+            if case .redirectRefused(let refusal) = kind { refusal } else { nil }
+        }
+
+        /// Classifies a `URLError`.
+        public init(_ error: URLError) {
+            switch error.code {
+            case .timedOut: self = .timedOut
+            case .cancelled: self = .cancelled
+            case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: self = .offline
+            case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .cannotLoadFromNetwork:
+                self = .cannotConnect
+            case .networkConnectionLost: self = .connectionLost
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
+                .clientCertificateRequired:
+                self = .secureConnectionFailed
+            default: self = .other
+            }
+        }
+    }
+}
