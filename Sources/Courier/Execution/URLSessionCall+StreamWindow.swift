@@ -150,4 +150,3 @@ struct StreamResumption: Sendable {
             && response.value(forHTTPHeaderField: "Content-Encoding") == nil
     }
 }
-

@@ -38,8 +38,8 @@ struct TransferFaultIntegrationTests {
     // MARK: - A slowly read stream on Linux (issue 21 item 10)
 
     /// Reads `endpoint` as a stream, first waiting (up to 20 s) until the stream holds more unread bytes than
-    /// URLSessionExecutor's pause threshold (on Linux the transfer is then cancelled, to be asked for again), and
-    /// then 1 s more; `held` is the most unread bytes seen while the reader waited.
+    /// URLSessionExecutor's pause threshold (``waitBytes``: on Linux the transfer is then cancelled, to be asked for
+    /// again), and then 1 s more; `held` is the most unread bytes seen while the reader waited.
     static func readSlowly(
         _ endpoint: GET<Void>, using configuration: APIConfiguration
     ) async throws -> (received: Data, held: Int) {
@@ -50,7 +50,7 @@ struct TransferFaultIntegrationTests {
         var over: ContinuousClock.Instant?
         while clock.now - start < .seconds(20) {
             held = max(held, stream.handle.buffer.unreadBytes)
-            if over == nil, held > Self.pauseBytes { over = clock.now }
+            if over == nil, held > Self.waitBytes { over = clock.now }
             if let over, clock.now - over > .seconds(1) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -61,6 +61,12 @@ struct TransferFaultIntegrationTests {
 
     /// URLSessionExecutor's pause threshold on Linux: the unread bytes past which a resumable stream is cancelled.
     static let pauseBytes = 4 * ResponseStream.windowBytes
+    #if canImport(FoundationNetworking)
+        static let waitBytes = pauseBytes
+    #else
+        /// Apple platforms suspend the task past the window itself.
+        static let waitBytes = ResponseStream.windowBytes / 2
+    #endif
     /// The most unread bytes a paused stream may hold: the pause threshold, plus the chunk that crossed it.
     static let heldBound = pauseBytes + ResponseStream.windowBytes
 
