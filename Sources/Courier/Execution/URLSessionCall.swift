@@ -11,7 +11,9 @@ import Foundation
 /// The body of a `2xx` response goes where the request's `APIRequest.responseDelivery` says: into memory, to
 /// a file (written chunk by chunk as it arrives), or to a ``ResponseStream`` (the caller is resumed when the
 /// head arrives; the deadline then gives way to the stream's idle timeout, and a full stream window suspends
-/// the task until its reader catches up). Bytes sent and received go to the request's ``APIRequest/progress``.
+/// the task until its reader catches up — on Linux, where a task cannot be paused, a response that can be
+/// resumed is cancelled and asked for again from where the reader is, see ``StreamResumption``). Bytes sent and
+/// received go to the request's ``APIRequest/progress``.
 final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Client, Sendable {
     typealias Outcome = (ResponseBody, HTTPURLResponse)
 
@@ -55,6 +57,15 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var session: URLSession?
         var current: URLRequest?
         var nextHop: URLRequest?
+        /// The request as sent and its session, kept for a stream that may have to be asked for again (Linux).
+        var sent: (request: URLRequest, session: URLSession)?
+        /// The task whose bytes feed the stream: `nil` while a stream waits for its reader (Linux). Bytes and the
+        /// end of any other task (one cancelled to pause the stream) are dropped.
+        var streamTask: URLSessionDataTask?
+        /// How the stream asks for the rest of its response again; `nil` when it cannot.
+        var resumption: StreamResumption?
+        /// The bytes still to drop from a `200` that answered a resumed stream's range with the whole body.
+        var skip = 0
     }
 
     let request: APIRequest
@@ -101,12 +112,17 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         let task = makeTask(urlRequest, body: request.body, on: session, complete: completionHandler)
         task.delegate = self
+        var keep = false
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            if case .stream = request.responseDelivery.kind, request.method == .get { keep = true }
+        #endif
         let started = state.withLock { state -> Bool in
             guard state.stop == nil else { return false }
             state.task = task
             state.continuation = continuation
             state.session = session
             state.current = urlRequest
+            if keep { state.sent = (urlRequest, session) }
             return true
         }
         guard started else {
@@ -313,6 +329,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
         cookies?.store(from: http)
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            if let disposition = continueStream(dataTask, response: http) { return completionHandler(disposition) }
+        #endif
         let progress = request.progress != nil
         let length = progress ? Self.declaredLength(of: http) : nil
         state.withLock { state in
@@ -410,12 +429,26 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// Hands the response over with its body as a stream; the deadline ends here, the idle timeout takes over.
     private func startStream(_ task: URLSessionDataTask, response: HTTPURLResponse, length: Int64?) {
         let (stream, continuation) = ResponseStream.makeStream(for: request) {
-            DispatchQueue.global().async { task.cancel() }
+            // The task feeding the stream now (none while a paused stream waits for its reader).
+            let current = self.state.withLock { state in
+                // Nothing feeds the stream any more (this also lets the call go: the sink holds the stream).
+                defer {
+                    state.streamTask = nil
+                    state.sink = .memory
+                }
+                return state.streamTask
+            }
+            DispatchQueue.global().async { current?.cancel() }
         }
         let caller = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
             guard !state.finished else { return nil }
             state.finished = true
             state.sink = .stream(continuation)
+            state.streamTask = task
+            if let sent = state.sent {
+                state.resumption = StreamResumption(response: response, length: length, sent: sent)
+            }
+            state.sent = nil
             state.expected = length
             defer {
                 state.continuation = nil
@@ -430,14 +463,25 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let limit = request.maxResponseBytes
+        var data = data
         let (sink, tooLarge, received, expected) = state.withLock { state -> (Sink?, Bool, Int, Int64?) in
+            if case .stream = state.sink {
+                // A task cancelled to pause the stream may still report bytes: they are asked for again.
+                guard state.streamTask === dataTask else { return (nil, false, -1, nil) }
+                if state.skip > 0 {
+                    let dropped = min(state.skip, data.count)
+                    state.skip -= dropped
+                    data = data.dropFirst(dropped)
+                    if data.isEmpty { return (nil, false, -1, nil) }
+                }
+            }
             state.received += data.count
             switch state.sink {
             case .file, .stream:
                 if state.idle != nil { state.lastBytes = DispatchTime.now().uptimeNanoseconds }
                 return (state.sink, false, state.received, state.expected)
             case .memory:
-                guard !state.finished else { return (nil, false, 0, nil) }
+                guard !state.finished else { return (nil, false, -1, nil) }
                 if state.received > limit { return (nil, true, 0, nil) }
                 if state.body.isEmpty {
                     state.body = data
@@ -448,6 +492,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             }
         }
         if tooLarge { return stop(.tooLarge) }
+        guard received >= 0 else { return }
         request.progress?.reportReceived(Int64(received), expected: expected)
         switch sink {
         case .file(let handle, _)?:
@@ -464,7 +509,10 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             let underWindow = stream.yield(data)
             #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                 // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
-                // libcurl, and resuming starts it again): unread bytes are bounded by maxResponseBytes instead.
+                // libcurl, and resuming starts it again; blocking this callback blocks every session): a response
+                // that can be resumed is cancelled, and asked for again from here once the reader caught up. The
+                // unread bytes of any other are bounded by maxResponseBytes.
+                if !underWindow, stream.unreadBytes > Self.pauseBytes, pause(dataTask, stream) { return }
                 if !underWindow, stream.unreadBytes > request.maxResponseBytes {
                     stream.finish(
                         throwing: APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request))
@@ -502,10 +550,13 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         newRequest: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let number = state.withLock { state -> Int in
+        let (number, resuming) = state.withLock { state -> (Int, Bool) in
             state.redirects += 1
-            return state.redirects
+            guard case .stream = state.sink else { return (state.redirects, false) }
+            return (state.redirects, true)
         }
+        // A stream asked for again (Linux) continues from its own URL or fails: the redirect is its response.
+        if resuming { return completionHandler(nil) }
         guard let from = response.url ?? task.currentRequest?.url, let to = newRequest.url else {
             completionHandler(nil)
             return
@@ -593,6 +644,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
+        // The end of a task cancelled to pause a stream is not the stream's.
+        let stale = state.withLock { state -> Bool in
+            guard case .stream = state.sink else { return false }
+            return state.streamTask !== task
+        }
+        if stale { return }
         complete(data: nil, response: nil, task: task, error: error)
     }
 }

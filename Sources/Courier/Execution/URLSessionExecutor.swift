@@ -20,7 +20,12 @@ import Foundation
 ///   unless the policy allows it.
 /// - **Memory is bounded.** The body is counted as it arrives (after content decoding, so a gzip bomb is
 ///   stopped as it inflates); the call fails with ``APIError/TransportProblem/responseTooLarge`` the moment it
-///   crosses ``APIRequest/maxResponseBytes``, or at once when `Content-Length` already says so.
+///   crosses ``APIRequest/maxResponseBytes``, or at once when `Content-Length` already says so. A streamed body
+///   holds about `ResponseStream.windowBytes` of unread bytes on Apple platforms (the task is suspended); on
+///   Linux, where a task cannot be paused, a `GET` whose response can be resumed (a length, `Accept-Ranges: bytes`,
+///   an `ETag` or `Last-Modified`) holds about 4 MiB (it is cancelled and asked for again from the reader's
+///   position), any other up to ``APIRequest/maxResponseBytes``: read large bodies that may be consumed slowly with
+///   `download(to:)`, or lower the limit.
 /// - **Cancellation is prompt.** Cancelling the calling Swift task cancels the `URLSessionTask` at once, and
 ///   the call fails with ``APIError/TransportProblem/cancelled``.
 ///

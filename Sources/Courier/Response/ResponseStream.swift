@@ -19,7 +19,10 @@ import Foundation
 ///   network is not idle: the bytes wait for it.
 /// - **Bounded memory.** On Apple platforms at most about `windowBytes` of unread bytes are held; beyond that
 ///   ``URLSessionExecutor`` suspends the transfer until the reader catches up. FoundationNetworking (Linux) cannot
-///   pause a transfer, so there a reader that falls behind by more than the request's
+///   pause a transfer: there, past a few windows, ``URLSessionExecutor`` cancels a `GET` whose response can be
+///   resumed (a declared length, `Accept-Ranges: bytes`, an `ETag` or `Last-Modified`) and asks for the rest
+///   with `Range` and `If-Range` once the reader caught up; a response that changed in between fails the stream.
+///   For any other response a reader that falls behind by more than the request's
 ///   ``APIRequest/maxResponseBytes`` fails with ``APIError/TransportProblem/responseTooLarge``; a reader that
 ///   keeps up holds only a few chunks, however long the stream.
 ///

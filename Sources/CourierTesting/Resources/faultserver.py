@@ -485,6 +485,9 @@ def route_ranged(conn, query, headers):
     total = number(query, "bytes", 1024, maximum=MAX_MB * MIB)
     cut = number(query, "cut", -1, minimum=-1)
     key = (query.get("key") or [""])[0]
+    # norange=1 answers every Range with the whole body (200); changing=1 gives each request under a key a new ETag.
+    ignores_range = number(query, "norange", 0) == 1
+    changing = number(query, "changing", 0) == 1
     etag = '"ranged-%d"' % total
     fields = {name.lower(): value for name, value in headers}
     hits = 0
@@ -494,12 +497,14 @@ def route_ranged(conn, query, headers):
             counts["hits"] += 1
             counts["ranges"].append(fields.get("range", ""))
             hits = counts["hits"]
+    if changing:
+        etag = '"ranged-%d-%d"' % (total, hits)
     common = [("ETag", etag), ("Accept-Ranges", "bytes")]
     if fields.get("if-none-match") == etag:
         conn.send(head(304, common))
         return
     start = 0
-    requested = fields.get("range", "")
+    requested = "" if ignores_range else fields.get("range", "")
     if requested.startswith("bytes=") and requested.endswith("-") and fields.get("if-range", etag) == etag:
         try:
             start = int(requested[len("bytes=") : -1])

@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@_spi(ExecutorSupport) @testable import Courier
 
 /// A large download from a real nginx (`scripts/transfers.sh`; 1 GiB by default, `COURIER_BIG_DOWNLOAD_BYTES`):
 /// the bytes are checked by SHA-256, and a child process (`CourierProbe`) shows memory stays bounded.
@@ -51,6 +52,30 @@ struct LargeTransferIntegrationTests {
         // THEN it got the rest (206) at full speed, and the file is whole
         #expect(response.statusCode == 206)
         #expect(try TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
+    }
+
+    @Test("A stream read slowly holds a few MiB of unread bytes, not the body (on Linux, resumed with Range)")
+    func slowStream() async throws {
+        // GIVEN the large file as a stream, read by a reader that waits 20 ms before each chunk
+        let configuration = try TransferServers.configuration(TransferServers.nginx, timeout: .seconds(300))
+        let size = try #require(TransferServers.bigFileBytes)
+        let slowBytes = min(16 * 1_048_576, size / 2)
+        let stream = try await GET<Void>("/big.bin").stream(using: configuration)
+
+        // WHEN it reads the first 16 MiB, then stops
+        var received = 0
+        var held = 0
+        for try await chunk in stream {
+            received += chunk.count
+            held = max(held, stream.handle.buffer.unreadBytes)
+            if received >= slowBytes { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        // THEN the bytes waiting for it stayed near the window (nginx answers with a length, byte ranges and an
+        // ETag: on Linux the transfer is cancelled past 4 MiB unread and asked for again from the reader's position)
+        #expect(received >= slowBytes)
+        #expect(held <= 5 * ResponseStream.windowBytes, "held \(held) unread bytes")
     }
 
     @Test("A large download in a fresh process: its resident memory grows by a few MB, not by the file")

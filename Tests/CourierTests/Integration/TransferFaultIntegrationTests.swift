@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@_spi(ExecutorSupport) @testable import Courier
 
 /// Downloads against the fault server's misbehaving routes (`Sources/CourierTesting/Resources/faultserver.py`):
 /// `/ranged` (an ETag, `304` to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under
@@ -11,8 +12,15 @@ struct TransferFaultIntegrationTests {
     static let cut = 100_000
 
     /// The bytes of `/ranged?bytes=n`: byte i is i % 251.
+    /// Built by whole copies of the 251-byte pattern: a per-byte `map` over megabytes takes seconds in a debug build
+    /// and holds a thread of the cooperative pool (two on a 2-core machine) all that time, which makes the timing
+    /// checks of other suites late.
     static func rangedBytes(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8($0 % 251) })
+        let pattern = Data((0..<251).map { UInt8($0) })
+        var bytes = Data(capacity: count)
+        while bytes.count + pattern.count <= count { bytes.append(pattern) }
+        bytes.append(pattern.prefix(count - bytes.count))
+        return bytes
     }
 
     /// A `/ranged` endpoint whose first request under `key` is cut after ``cut`` bytes by a clean close.
@@ -25,6 +33,103 @@ struct TransferFaultIntegrationTests {
         struct Stats: Decodable { let ranges: [String]? }
         let stats: Stats = try await GET<Void>("/count-stats?key=ranged:\(key)").request(using: configuration)
         return stats.ranges ?? []
+    }
+
+    // MARK: - A slowly read stream on Linux (issue 21 item 10)
+
+    /// Reads `endpoint` as a stream, first waiting (up to 20 s) until the stream holds more unread bytes than
+    /// URLSessionExecutor's pause threshold (``waitBytes``: on Linux the transfer is then cancelled, to be asked for
+    /// again), and then 1 s more; `held` is the most unread bytes seen while the reader waited.
+    static func readSlowly(
+        _ endpoint: GET<Void>, using configuration: APIConfiguration
+    ) async throws -> (received: Data, held: Int) {
+        let stream = try await endpoint.stream(using: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var held = 0
+        var over: ContinuousClock.Instant?
+        while clock.now - start < .seconds(20) {
+            held = max(held, stream.handle.buffer.unreadBytes)
+            if over == nil, held > Self.waitBytes { over = clock.now }
+            if let over, clock.now - over > .seconds(1) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var received = Data()
+        for try await chunk in stream { received.append(chunk) }
+        return (received, held)
+    }
+
+    /// URLSessionExecutor's pause threshold on Linux: the unread bytes past which a resumable stream is cancelled.
+    static let pauseBytes = 4 * ResponseStream.windowBytes
+    #if canImport(FoundationNetworking)
+        static let waitBytes = pauseBytes
+    #else
+        /// Apple platforms suspend the task past the window itself.
+        static let waitBytes = ResponseStream.windowBytes / 2
+    #endif
+    /// The most unread bytes a paused stream may hold: the pause threshold, plus the chunk that crossed it.
+    static let heldBound = pauseBytes + ResponseStream.windowBytes
+
+    static let streamSize = 12 * 1_048_576
+
+    @Test("A stream whose reader fell behind continues with a 206 from the reader's position, every byte once")
+    func slowStreamResumes() async throws {
+        let configuration = try FaultServer.configuration()
+        let key = UUID().uuidString
+        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&key=\(key)")
+
+        let (received, held) = try await Self.readSlowly(endpoint, using: configuration)
+
+        #expect(received == Self.rangedBytes(Self.streamSize))
+        let ranges = try await Self.ranges(key: key, using: configuration)
+        #if canImport(FoundationNetworking)
+            // While the reader waited, the stream held a few MiB, not the 12 MiB body.
+            #expect(held <= Self.heldBound, "held \(held) unread bytes")
+            #expect(ranges.count >= 2, "\(ranges)")
+            #expect(ranges.first == "")
+            #expect(ranges.dropFirst().allSatisfy { $0.hasPrefix("bytes=") && $0 != "bytes=0-" }, "\(ranges)")
+        #else
+            #expect(ranges == [""])
+        #endif
+    }
+
+    @Test("A stream asked for again and answered 200 with the same ETag drops the bytes it had: every byte once")
+    func slowStreamWholeBodyAgain() async throws {
+        let configuration = try FaultServer.configuration()
+        let key = UUID().uuidString
+        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&norange=1&key=\(key)")
+
+        let (received, held) = try await Self.readSlowly(endpoint, using: configuration)
+
+        #expect(received == Self.rangedBytes(Self.streamSize))
+        #if canImport(FoundationNetworking)
+            #expect(held <= Self.heldBound, "held \(held) unread bytes")
+            // The whole body came again: the stream is not paused a second time.
+            #expect(try await Self.ranges(key: key, using: configuration).count == 2)
+        #endif
+    }
+
+    @Test("A stream asked for again whose response changed (a new ETag) fails with a transport error")
+    func slowStreamChanged() async throws {
+        let configuration = try FaultServer.configuration()
+        let key = UUID().uuidString
+        let endpoint = GET<Void>("/ranged?bytes=\(Self.streamSize)&changing=1&key=\(key)")
+
+        var received: Data?
+        var failure: (any Error)?
+        do {
+            received = try await Self.readSlowly(endpoint, using: configuration).received
+        } catch {
+            failure = error
+        }
+
+        #if canImport(FoundationNetworking)
+            let error = try #require(failure as? APIError, "received \(received?.count ?? 0) bytes")
+            #expect(error.reason == .transport(.other), "\(error)")
+            #expect(try await Self.ranges(key: key, using: configuration).count == 2)
+        #else
+            #expect(received == Self.rangedBytes(Self.streamSize))
+        #endif
     }
 
     // MARK: - 304 (issue 21 item 5)
