@@ -28,6 +28,12 @@ package enum Book {
         ["owner": $0.owner, "repo": $0.repo, "state": $0.state, "page": $0.page]
     }
 
+    /// Shape 5: the README's dictionary-literal builder, five fields sent as a JSON body (the same body as shape 3).
+    @POST("/repos/octocat/hello-world/issues")
+    package static var createIssueLiteral: APIParameterBuilder<NewIssue>? = .init {
+        ["title": $0.title, "body": $0.body, "labels": $0.labels, "assignees": $0.assignees, "milestone": $0.milestone]
+    }
+
     /// The decode and end-to-end endpoint: a path template and a JSON array of repositories.
     @GET("/users/{login}/repos.json")
     package static var repos: APIParameterBuilder<String>? = .init { ["login": $0] }
@@ -50,6 +56,7 @@ package struct Endpoints: Sendable {
     package let search: GET<SearchQuery>
     package let createIssue: POST<NewIssue>
     package let issues: GET<IssuesQuery>
+    package let createIssueLiteral: POST<NewIssue>
     package let repos: GET<String>
 
     @MainActor
@@ -58,6 +65,7 @@ package struct Endpoints: Sendable {
         search = Book.$search
         createIssue = Book.$createIssue
         issues = Book.$issues
+        createIssueLiteral = Book.$createIssueLiteral
         repos = Book.$repos
     }
 }

@@ -9,13 +9,17 @@ package enum BuildFixture {
     /// A way to build one request; it captures what it needs, so calling it copies nothing.
     package typealias Build = @Sendable () throws -> URLRequest
 
-    /// The names of the four endpoint shapes, in the order `cases(_:)` returns them.
-    package static let names = ["build.void-get", "build.query-get", "build.json-post", "build.path-header-query"]
+    /// The names of the endpoint shapes, in the order `cases(_:)` returns them.
+    package static let names = [
+        "build.void-get", "build.query-get", "build.json-post", "build.path-header-query", "build.json-post-literal",
+    ]
 
-    /// The four endpoint shapes: Courier's call and the hand-written equivalent.
+    /// The endpoint shapes: Courier's call and the hand-written equivalent. `json-post` and `json-post-literal`
+    /// send the same body, from a model and from the README's dictionary literal, against the same
+    /// hand-written `JSONEncoder` code.
     package static func cases(_ endpoints: Endpoints) -> [(name: String, courier: Build, baseline: Build)] {
-        let (zen, search, createIssue, issues) = (
-            endpoints.zen, endpoints.search, endpoints.createIssue, endpoints.issues
+        let (zen, search, createIssue, issues, createIssueLiteral) = (
+            endpoints.zen, endpoints.search, endpoints.createIssue, endpoints.issues, endpoints.createIssueLiteral
         )
         let configuration = BuildFixture.configuration
         return [
@@ -34,6 +38,11 @@ package enum BuildFixture {
                 names[3],
                 { try issues.makeRequest(with: Inputs.issues, using: configuration).urlRequest },
                 { try HandWritten.issues(Inputs.issues) }
+            ),
+            (
+                names[4],
+                { try createIssueLiteral.makeRequest(with: Inputs.issue, using: configuration).urlRequest },
+                { try HandWritten.createIssue(Inputs.issue) }
             ),
         ]
     }

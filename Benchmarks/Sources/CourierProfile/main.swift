@@ -13,6 +13,7 @@ import Foundation
 //
 // Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline},
 // pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost),
+// pipeline-3-plugins (the same with three plugins that do nothing),
 // download.URL (GETs of URL with URLSessionExecutor.shared, the body in memory).
 //
 //   Benchmarks/.build/release/CourierProfile compare build.path-header-query [rounds]
@@ -78,6 +79,8 @@ if name == "compare", arguments.count > 2,
 
 if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.name + ".") }) {
     let courier = name.hasSuffix(".courier")
+    // Both sides must build the same request, or counting their instructions compares nothing.
+    try BuildFixture.expectSame(try shape.courier(), try shape.baseline(), shape.name)
     for _ in 0..<iterations {
         let request = try courier ? shape.courier() : shape.baseline()
         checksum &+= request.url?.absoluteString.utf8.count ?? 0
@@ -100,11 +103,13 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
         }
         return (count, sum)
     }
-} else if name == "pipeline" {
+} else if name == "pipeline" || name == "pipeline-3-plugins" {
     // The whole call pipeline on an executor that answers at once, with the body returned as `Data` (no JSON
-    // decoding): what Courier adds to every call, build to result.
+    // decoding): what Courier adds to every call, build to result; then the same through three plugins that do
+    // nothing.
     let configuration = APIConfiguration(
-        baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: Fixtures.small))
+        baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: Fixtures.small),
+        plugins: name == "pipeline" ? [] : [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()])
     let (count, repos) = (iterations, endpoints.repos)
     runCalls(name) {
         var sum = 0

@@ -44,7 +44,14 @@ import Foundation
 /// tasks of your own with completion handlers that block to ``session``. On Linux the executor also stores the
 /// cookies of responses in the configuration's `httpCookieStorage` itself, once per response (FoundationNetworking
 /// parses every header line for cookies, which costs more than the rest of a call), so its session's
-/// configuration says `httpCookieAcceptPolicy == .never`; cookies are still sent as before. A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
+/// configuration says `httpCookieAcceptPolicy == .never`; cookies are still sent as before.
+///
+/// The sessions of ``shared`` and ``init(timeout:)`` have no `URLCache` (`urlCache = nil`,
+/// `requestCachePolicy = .reloadIgnoringLocalCacheData`): Courier caches with ``ResponseCache`` (see
+/// <doc:Caching>), and on Linux FoundationNetworking would otherwise look every task up in `URLCache.shared`, a
+/// directory scan, without ever storing into it. A configuration passed to ``init(configuration:)`` keeps its own.
+///
+/// A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
 /// session hands over the body only when it is complete, so the size limit is checked then (memory is
 /// bounded only by the server), while redirects, 401 challenges, deadlines and cancellation work as above.
 public struct URLSessionExecutor: APIExecutor {
@@ -84,6 +91,10 @@ public struct URLSessionExecutor: APIExecutor {
     public init(timeout: Duration = .seconds(60)) {
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = timeout.timeInterval
+        // Courier caches with ResponseCache; FoundationNetworking would look every task up in URLCache.shared (a
+        // directory scan) and never store into it, and Apple's URLSession would serve what Courier's rules refuse.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.init(configuration: configuration)
     }
 

@@ -58,17 +58,6 @@ enum DateText {
         }
     }
 
-    /// Appends the ISO 8601 text of `date`, as ``iso8601(_:milliseconds:codingPath:)`` writes it, to `bytes`.
-    static func appendISO8601(_ date: Date, milliseconds: Bool, to bytes: inout [UInt8]) throws {
-        guard let instant = ISO8601Instant(date, milliseconds: milliseconds) else {
-            throw invalid(date, [], "is outside the years 0000–9999 that ISO 8601 text can hold")
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ISO8601Instant.maximumCount) { buffer in
-            let count = instant.write(to: buffer, milliseconds: milliseconds)
-            bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
-        }
-    }
-
     /// The `JSONEncoder.DateEncodingStrategy` of ``APIConfiguration/makeDefaultEncoder()``: ISO 8601 text
     /// without fractions, proleptic Gregorian, an `EncodingError` outside years 0000–9999.
     static let jsonEncodingStrategy = JSONEncoder.DateEncodingStrategy.custom { date, encoder in

@@ -160,7 +160,7 @@ public struct EncodableParameters: Sendable {
     func add<Pairs: ParameterPairs>(to pairs: inout Pairs) throws {
         switch content {
         case .named(let named):
-            for case (let name, let value?) in named where !excluded.contains(name) {
+            for case (let name, let value?) in named where excluded.isEmpty || !excluded.contains(name) {
                 // The common scalar types skip ParameterValue; the text is the same.
                 if let text = value as? String {
                     pairs.add(name, text: text)
@@ -265,7 +265,9 @@ struct FormParameterEncoder: ParameterEncoder {
 ///
 /// Named values are encoded in the order written (the default encoder then sorts keys); `nil` ones are left
 /// out; a model always makes a body (`{}` at least). Nesting deeper than ``Parameters/maximumDepth`` and a NaN
-/// `Decimal` are rejected before the encoder runs.
+/// `Decimal` are rejected before the encoder runs. A dictionary literal of strings, numbers, booleans and arrays
+/// of them is written without a round trip through `Encodable`, into the same bytes the encoder writes, unless
+/// the encoder's settings are ones only it knows (pretty printing, a key strategy).
 struct JSONParameterEncoder: ParameterEncoder {
     /// Creates the encoder.
     init() {}
@@ -273,6 +275,11 @@ struct JSONParameterEncoder: ParameterEncoder {
     /// Writes the parameters as JSON.
     func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
         if parameters.isEmpty { return .none }
+        if case .named(let named) = parameters.content,
+            let body = JSONWriter.object(named, excluding: parameters.excluded, encoder: context.jsonEncoder)
+        {
+            return .body(.data(body), contentType: Self.contentType)
+        }
         let value = parameters.encodable
         // The encoder recurses without a limit and writes a NaN Decimal as `NaN`.
         try DepthProbe.check(value, for: context.jsonEncoder)

@@ -74,6 +74,9 @@ struct PlacedParameters {
         _ pathNames: [String],
         _ options: ParameterEncodingOptions
     ) throws -> Bool {
+        // Without placeholders, any value is the rest; finding the first copies less than a whole pass, which
+        // copies every pair (name and existential value) through the runtime's generic tuple witness.
+        if pathNames.isEmpty { return named.contains { $0.1 != nil } }
         var hasRest = false
         for case (let name, let value?) in named {
             if pathNames.contains(name) {

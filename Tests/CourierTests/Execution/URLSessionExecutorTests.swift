@@ -49,4 +49,18 @@ import Testing
             #expect(stored == Self.allHeaderFields(response))
         }
     #endif
+
+    /// Courier caches with ``ResponseCache``; the sessions it creates have no `URLCache`, which on Linux costs a
+    /// directory scan on every task and is never written to.
+    @Test func sessionsCourierCreatesHaveNoURLCache() {
+        for executor in [URLSessionExecutor.shared, URLSessionExecutor(timeout: .seconds(5))] {
+            let configuration = executor.session.configuration
+            #expect(configuration.urlCache == nil)
+            #expect(configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
+        }
+        // A configuration passed in is the caller's, cache included.
+        let given = URLSessionConfiguration.default
+        given.urlCache = URLCache(memoryCapacity: 1_000, diskCapacity: 0, diskPath: nil)
+        #expect(URLSessionExecutor(configuration: given).session.configuration.urlCache != nil)
+    }
 }
