@@ -12,8 +12,7 @@ enum Servers {
     static func required() throws -> ExecutorConformance.Servers {
         try #require(
             ExecutorConformance.Servers.fromEnvironment(),
-            "COURIER_HTTPBIN_URL / COURIER_FAULT_URL* are not set: run scripts/test-ahc, which starts httpbin and "
-                + "the fault server")
+            "COURIER_HTTPBIN_URL / COURIER_FAULT_URL* are not set: run scripts/test-ahc, which starts the servers")
     }
 }
 
