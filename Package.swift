@@ -15,27 +15,20 @@ let package = Package(
     targets: [
         .target(name: "Courier", swiftSettings: strictSettings),
         // Ships the fault server that the executor conformance suite talks to (ExecutorConformance.Servers
-        // .startingFaultServer(httpbin:)); scripts/faultserver.sh runs the same copy.
+        // .startingFaultServer(httpbin:)); scripts/servers.sh runs the same copy.
         .target(
             name: "CourierTesting",
             dependencies: ["Courier"],
             resources: [.copy("Resources/faultserver.py")],
             swiftSettings: strictSettings
         ),
-        // Random endpoints and inputs through makeRequest, checked by its own decoders (scripts/fuzz).
-        .executableTarget(name: "CourierFuzz", dependencies: ["Courier"], swiftSettings: strictSettings),
         .executableTarget(
             name: "Playground",
             dependencies: ["Courier", "CourierTesting"],
             path: "Playgrounds",
             swiftSettings: strictSettings
         ),
-        // Makes one call and prints its outcome and the process's peak memory as JSON; the fault integration
-        // tests run it as a child process to bound the memory of a call (Tests/CourierTests/Integration).
-        .executableTarget(name: "CourierProbe", dependencies: ["Courier"], swiftSettings: strictSettings),
-        // Writes disk cache entries in a loop; the cache crash test kills it with SIGKILL mid-write
-        // (Tests/CourierTests/Cache/CacheCrashTests.swift).
-        .executableTarget(name: "CourierCacheWriter", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // The test tools (the fuzzer, the memory probe, the cache writer) are a package of their own: Tests/Tools.
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting"],

@@ -40,7 +40,7 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // Courier on AsyncHTTPClientExecutor against raw HTTPClient and raw URLSession over loopback nginx
-        // (scripts/bench-ahc builds it in release and runs it).
+        // (Benchmarks/scripts/bench-ahc builds it in release and runs it).
         .executableTarget(
             name: "CourierAHCBench",
             dependencies: [

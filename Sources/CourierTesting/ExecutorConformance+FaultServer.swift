@@ -2,10 +2,12 @@
 import Foundation
 
 extension ExecutorConformance {
-    /// Why ``Servers/startingFaultServer(httpbin:)`` could not start the fault server. Compare with the static
-    /// members (`error == .pythonNotFound`); the description says what happened.
+    /// Why the test servers are not there: ``Servers/startingFaultServer(httpbin:)`` could not start the fault
+    /// server, or a test that needs servers a script starts runs without them under CI
+    /// (the trait `.testEnvironment(_:setBy:)`). Compare with the static members (`error == .pythonNotFound`);
+    /// the description says what happened.
     public struct ServerError: Error, Equatable, CustomStringConvertible {
-        private enum Code { case pythonNotFound, didNotStart }
+        private enum Code { case pythonNotFound, didNotStart, notConfigured }
 
         private let code: Code
         /// What happened: the interpreter looked for, or the server's last log lines.
@@ -21,6 +23,13 @@ extension ExecutorConformance {
             .pythonNotFound, "the fault server needs Python 3: no python3 on PATH (or set COURIER_PYTHON)")
         /// The server exited, or did not listen within 30 seconds.
         public static let didNotStart = ServerError(.didNotStart, "the fault server did not start")
+
+        /// The environment lacks a variable that the script starting the test servers exports, and `CI` is set.
+        public static let notConfigured = ServerError(.notConfigured, "the test servers are not configured")
+
+        static func notConfigured(_ detail: String) -> ServerError {
+            ServerError(.notConfigured, "the test servers are not configured: \(detail)")
+        }
 
         static func pythonNotFound(_ detail: String) -> ServerError {
             ServerError(.pythonNotFound, "the fault server needs Python 3: \(detail)")

@@ -60,10 +60,7 @@ public struct ExecutorConformance: Sendable {
         public static func fromEnvironment(
             _ environment: [String: String] = ProcessInfo.processInfo.environment
         ) -> Servers? {
-            func url(_ key: String) -> URL? {
-                guard let text = environment[key], !text.isEmpty else { return nil }
-                return URL(string: text)
-            }
+            func url(_ key: String) -> URL? { Servers.url(key, in: environment) }
             guard let httpbin = url("COURIER_HTTPBIN_URL"), let fault = url("COURIER_FAULT_URL"),
                 let otherHost = url("COURIER_FAULT_URL_OTHER_HOST"), let otherPort = url("COURIER_FAULT_URL_OTHER_PORT")
             else { return nil }

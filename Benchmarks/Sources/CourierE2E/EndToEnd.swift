@@ -58,7 +58,7 @@ enum EndToEnd {
                                     courier,courier-3-plugins,courier-data-for,raw-again; also courier-given-session, executor)
           --calls N                 calls per block at concurrency 1 (default 50)
           --calls-per-task N        calls per task per block at higher concurrency (default 4)
-          --json FILE               also write every block's time to FILE (read by scripts/bench_report.py)
+          --json FILE               also write every block's time to FILE (read by Benchmarks/scripts/bench_report.py)
 
           --only SIDE [--only-calls N] [--only-warmup N]
                                     no timing: N (default 1,000) sequential calls of one side (raw or any side)

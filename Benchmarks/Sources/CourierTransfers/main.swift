@@ -10,7 +10,7 @@
 //   CourierTransfers --url http://127.0.0.1:P/big.bin [--rounds 7] [--warmup 1] [--json FILE]
 //   CourierTransfers --url … --only courier|courier-ahc|raw|raw-ahc|curl [--rounds N]   one side in a loop
 //
-// `scripts/bench transfers` starts nginx with the generated file (scripts/transfers.sh) and runs it.
+// `scripts/bench transfers` starts nginx with the generated file (scripts/servers.sh) and runs it.
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient

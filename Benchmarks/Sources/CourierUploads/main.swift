@@ -1,4 +1,4 @@
-// CourierUploads: a large multipart upload over loopback to the upload sink (scripts/sinkserver.py), three ways in
+// CourierUploads: a large multipart upload over loopback to the upload sink (scripts/servers/sinkserver.py), three ways in
 // one process, alternating in rounds: Courier (`encoding: .multipart` with a file part, over
 // URLSessionExecutor.shared), raw URLSession (an upload task of the same form, written to a file beforehand, outside
 // the timing) and curl (`curl -F file=@… URL`, a child process). Every round runs the three back to back, in forward

@@ -1,5 +1,5 @@
 // CourierAHCBench — Courier on AsyncHTTPClientExecutor against raw HTTPClient and raw URLSession, end to end
-// over loopback nginx, alternating in one process. Run by `scripts/bench-ahc`, which starts nginx and passes
+// over loopback nginx, alternating in one process. Run by `Benchmarks/scripts/bench-ahc`, which starts nginx and passes
 // its URL and document root:
 //
 //     CourierAHCBench SERVER_URL DOCROOT [--rounds N] [--warmup N] [--calls N] [--calls-per-task N]

@@ -3,7 +3,7 @@
 
 Shipped with CourierTesting (Sources/CourierTesting/Resources/faultserver.py, its one copy):
 `ExecutorConformance.Servers.startingFaultServer(httpbin:)` runs it from any package;
-scripts/faultserver.sh runs it for Courier's own tests.
+scripts/servers.sh runs it for Courier's own tests.
 
 Python standard library only. HTTP/1.1 is written by hand on raw sockets, so the
 server can do what a correct server never does: stall, lie about lengths, send
@@ -18,7 +18,7 @@ It listens on THREE origins, so redirect tests can change host and port:
                            server falls back to http://localhost:P)
     http://127.0.0.1:Q     COURIER_FAULT_URL_OTHER_PORT  (same host, other port)
 
-Usage (scripts/faultserver.sh starts and stops it for scripts/test):
+Usage (scripts/servers.sh starts and stops it for scripts/test):
 
     python3 faultserver.py [--env-file F] [--log F|-] [--cache-dir D] [--port P] [--other-port Q]
                            [--no-warm] [--exit-with-stdin]

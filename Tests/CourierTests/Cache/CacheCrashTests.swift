@@ -14,27 +14,14 @@ import Testing
 /// A process killed with SIGKILL in the middle of writing disk entries leaves no entry that reads back wrong:
 /// the `CourierCacheWriter` child writes entries in a loop and is killed at random moments, several times
 /// over one directory; every entry left is then either whole and right, or a miss.
-@Suite struct CacheCrashTests {
-    /// Repeats the writer's formulas (Sources/CourierCacheWriter/main.swift).
+@Suite(.testTools) struct CacheCrashTests {
+    /// Repeats the writer's formulas (Tests/Tools/Sources/CourierCacheWriter/main.swift).
     static func size(_ generation: Int) -> Int { 1_024 + (generation &* 7_919) % 300_000 }
     static func byte(_ key: Int, _ generation: Int) -> UInt8 { UInt8(truncatingIfNeeded: key &* 31 &+ generation) }
 
     static let keys = 20
 
-    struct WriterMissing: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func writer() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["COURIER_CACHE_WRITER_PATH"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let candidate = try Probe.executable().deletingLastPathComponent().appendingPathComponent("CourierCacheWriter")
-        guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
-            throw WriterMissing(description: "CourierCacheWriter not found at \(candidate.path); run `swift build`")
-        }
-        return candidate
-    }
+    static func writer() throws -> URL { try Probe.tool("CourierCacheWriter") }
 
     /// Starts the writer, waits until it wrote its first entry, lets it run `milliseconds`, kills it with
     /// SIGKILL and waits for it to end.

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The hardening contracts of `URLSessionExecutor` against a server that misbehaves on purpose
-/// (the fault server, `scripts/faultserver.sh`): a timeout is a deadline, credentials do not follow a redirect to
+/// (the fault server, `scripts/servers.sh`): a timeout is a deadline, credentials do not follow a redirect to
 /// another origin, response bodies are bounded in size and in memory, and broken responses are typed errors,
 /// never a crash or a hang.
 ///

@@ -5,7 +5,7 @@ import Testing
 /// Memory bounds of the size limits: each test runs the `CourierProbe` executable as a child process (one call
 /// with the default `URLSessionExecutor`) and reads the child's peak resident memory, so the test process's own
 /// allocations do not blur the figure. Serialized, so two probes do not compete for the two cores.
-@Suite("Integration: memory bounds", .faultServer, .serialized)
+@Suite("Integration: memory bounds", .faultServer, .testTools, .serialized)
 struct FaultMemoryIntegrationTests {
     /// The most a probe may hold at its peak after a small call (it starts at about 40 MB).
     static let baselineBound = 100 * 1_048_576

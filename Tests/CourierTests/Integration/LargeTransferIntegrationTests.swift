@@ -3,9 +3,9 @@ import Testing
 
 @_spi(ExecutorSupport) @testable import Courier
 
-/// A large download from a real nginx (`scripts/transfers.sh`; 1 GiB by default, `COURIER_BIG_DOWNLOAD_BYTES`):
+/// A large download from a real nginx (`scripts/servers.sh`, in `COURIER_HEAVY=1 scripts/test` only; 1 GiB by default, `COURIER_BIG_DOWNLOAD_BYTES`):
 /// the bytes are checked by SHA-256, and a child process (`CourierProbe`) shows memory stays bounded.
-@Suite("Integration: large transfers", .nginx, .serialized, .timeLimit(.minutes(10)))
+@Suite("Integration: large transfers", .nginx, .testTools, .serialized, .timeLimit(.minutes(10)))
 struct LargeTransferIntegrationTests {
     /// The most a download may add to the probe's resident memory, whatever the size of the file.
     static let growthBound = 64 * 1_048_576

@@ -7,7 +7,7 @@ import Testing
 /// receives: every byte arrives (SHA-256 and count), and the process's peak memory stays far below the size.
 ///
 /// The size is `COURIER_UPLOAD_MB` mebibytes (default 1024; `scripts/test --sanitize=thread` sets 64).
-@Suite("Integration: large uploads", .httpbin, .uploadSink, .serialized)
+@Suite("Integration: large uploads", .httpbin, .uploadSink, .testTools, .serialized)
 struct LargeUploadIntegrationTests {
     static var megabytes: Int {
         ProcessInfo.processInfo.environment["COURIER_UPLOAD_MB"].flatMap { Int($0) } ?? 1024

@@ -19,7 +19,7 @@ enum EventsAPI {
     static var status: APIParameterBuilder<Int>? = .init { ["code": $0] }
 }
 
-/// Server-Sent Events from a real server (`scripts/sseserver.py`), bytes split across chunks as they come.
+/// Server-Sent Events from a real server (`scripts/servers/sseserver.py`), bytes split across chunks as they come.
 @Suite("Integration: Server-Sent Events", .sseServer, .timeLimit(.minutes(1)))
 struct ServerSentEventsIntegrationTests {
     @Test("Every field of the standard, split across chunks: event, multi-line data, id, retry, comments")

@@ -4,7 +4,7 @@ import Testing
 
 @MainActor
 enum ResumableEventsAPI {
-    /// One stream of `scripts/sseserver.py`'s `/resume`: events 1...n, `per` a connection, then a drop.
+    /// One stream of `scripts/servers/sseserver.py`'s `/resume`: events 1...n, `per` a connection, then a drop.
     struct Stream: Sendable {
         var key = UUID().uuidString
         var n = 7
@@ -33,7 +33,7 @@ enum ResumableEventsAPI {
     static var connections: APIParameterBuilder<String>? = .init { ["key": $0] }
 }
 
-/// `ResponseStream.events(reconnect:)` against a real server (`scripts/sseserver.py`'s `/resume`) that drops its
+/// `ResponseStream.events(reconnect:)` against a real server (`scripts/servers/sseserver.py`'s `/resume`) that drops its
 /// streams and resumes them after the request's `Last-Event-ID`.
 @Suite("Integration: Server-Sent Events reconnect", .sseServer, .timeLimit(.minutes(2)))
 struct ServerSentEventsReconnectIntegrationTests {

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -7,52 +8,31 @@ import Testing
 #endif
 
 /// The misbehaving server that the fault integration tests talk to (`Sources/CourierTesting/Resources/faultserver.py`,
-/// run by `scripts/faultserver.sh`).
+/// run by `scripts/servers.sh`).
 ///
 /// `scripts/test` starts it beside httpbin and exports three origins of it:
 /// - `COURIER_FAULT_URL`: `http://127.0.0.1:P`;
 /// - `COURIER_FAULT_URL_OTHER_HOST`: `http://127.0.0.2:P`, the same server under another host;
 /// - `COURIER_FAULT_URL_OTHER_PORT`: `http://127.0.0.1:Q`, the same server on another port.
 ///
-/// Suites carry ``Testing/Trait/faultServer``: skipped locally without the variables, failed under `CI=true`.
-/// By hand: `scripts/faultserver.sh serve` prints the `export` lines to paste into the shell that runs
-/// `swift test`.
+/// Suites carry ``Testing/Trait/faultServer`` (CourierTesting's `.testEnvironment`): skipped locally without the
+/// variables, failed under `CI=true`. By hand: `scripts/servers.sh serve fault` prints the `export` lines to paste
+/// into the shell that runs `swift test`.
 enum FaultServer {
     static let environmentKey = "COURIER_FAULT_URL"
     static let otherHostKey = "COURIER_FAULT_URL_OTHER_HOST"
     static let otherPortKey = "COURIER_FAULT_URL_OTHER_PORT"
 
-    /// Thrown (so the test fails) when the fault tests must run but no server is configured.
-    struct MissingServer: Error, CustomStringConvertible {
-        let detail: String
-
-        var description: String {
-            "\(detail). Fault tests need the fault server: run `scripts/test` (it starts one and exports "
-                + "\(FaultServer.environmentKey), \(FaultServer.otherHostKey) and \(FaultServer.otherPortKey)), "
-                + "or run `scripts/faultserver.sh serve` and export what it prints before `swift test`."
-        }
-    }
-
-    private static func url(_ key: String) -> URL? {
-        guard let text = ProcessInfo.processInfo.environment[key], !text.isEmpty else { return nil }
-        return URL(string: text)
-    }
-
     /// The main origin, `http://127.0.0.1:P`.
-    static let main: URL? = url(environmentKey)
+    static let main: URL? = ExecutorConformance.Servers.url(environmentKey)
     /// The same server under another host, `http://127.0.0.2:P`.
-    static let otherHost: URL? = url(otherHostKey)
+    static let otherHost: URL? = ExecutorConformance.Servers.url(otherHostKey)
     /// The same server on another port, `http://127.0.0.1:Q`.
-    static let otherPort: URL? = url(otherPortKey)
+    static let otherPort: URL? = ExecutorConformance.Servers.url(otherPortKey)
 
-    /// The condition behind ``Testing/Trait/faultServer``.
-    static func isAvailable() throws -> Bool {
-        if main != nil, otherHost != nil, otherPort != nil { return true }
-        if HTTPBin.isCI {
-            let missing = [environmentKey, otherHostKey, otherPortKey].filter { url($0) == nil }
-            throw MissingServer(detail: "CI=true but \(missing.joined(separator: ", ")) not set to a URL")
-        }
-        return false
+    /// `url`, or a failed requirement saying how to start the server.
+    static func required(_ url: URL?, _ key: String) throws -> URL {
+        try #require(url, "\(key) is not set: run scripts/test, which starts the fault server")
     }
 
     /// One of the server's three origins.
@@ -71,9 +51,7 @@ enum FaultServer {
                 case .otherHost: FaultServer.otherHost
                 case .otherPort: FaultServer.otherPort
                 }
-            guard var text = url?.absoluteString else {
-                throw MissingServer(detail: "the fault server's \(rawValue) URL is not set")
-            }
+            var text = try FaultServer.required(url, "the fault server's \(rawValue) URL").absoluteString
             while text.hasSuffix("/") { text.removeLast() }
             return text
         }
@@ -88,9 +66,8 @@ enum FaultServer {
         sensitiveNames: Set<HTTPHeaderName> = [],
         plugins: [any APIPlugin] = []
     ) throws -> APIConfiguration {
-        guard let main else { throw MissingServer(detail: "\(environmentKey) is not set") }
-        return APIConfiguration(
-            baseURL: main,
+        APIConfiguration(
+            baseURL: try required(main, environmentKey),
             headers: headers,
             timeout: timeout,
             redirectPolicy: redirectPolicy,
@@ -103,14 +80,15 @@ enum FaultServer {
 }
 
 extension Trait where Self == ConditionTrait {
-    /// Runs a suite against the fault server named by `COURIER_FAULT_URL` (and its two other origins):
-    /// skipped locally without it, failed under `CI=true`.
+    /// Runs a suite against the fault server named by `COURIER_FAULT_URL` (and its two other origins).
     static var faultServer: Self {
-        .enabled(
-            if: try FaultServer.isAvailable(),
-            "needs the fault server: COURIER_FAULT_URL is not set (scripts/test starts one and sets it)"
-        )
+        .testEnvironment(
+            FaultServer.environmentKey, FaultServer.otherHostKey, FaultServer.otherPortKey, setBy: "scripts/test")
     }
+
+    /// Runs a suite that starts the test tools of `Tests/Tools` (`CourierProbe`, `CourierCacheWriter`) as child
+    /// processes: `scripts/test` builds them and exports their folder as `COURIER_TOOLS_BIN`.
+    static var testTools: Self { .testEnvironment(Probe.toolsKey, setBy: "scripts/test") }
 }
 
 // MARK: - Calls that must end
@@ -167,7 +145,7 @@ func bounded<Value: Sendable>(
 
 // MARK: - The peak-memory probe
 
-/// Runs the `CourierProbe` executable (`Sources/CourierProbe`) as a child process: one call with the default
+/// Runs the `CourierProbe` executable (`Tests/Tools/Sources/CourierProbe`) as a child process: one call with the default
 /// `URLSessionExecutor`, reported as JSON with the child's peak resident memory.
 enum Probe {
     /// The probe's report line.
@@ -194,40 +172,27 @@ enum Probe {
         let description: String
     }
 
-    /// Where the probe binary is: `COURIER_PROBE_PATH`, else next to the test binary (the build folder of
-    /// this very build, also under `--scratch-path`), else `<package>/.build/debug/CourierProbe`.
-    static func executable() throws -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["COURIER_PROBE_PATH"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        var folders: [URL] = []
-        if let first = CommandLine.arguments.first, first.contains("/") {
-            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        if let executable = Bundle.main.executableURL {
-            folders.append(executable.deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        // <package>/Tests/CourierTests/Support/FaultServer.swift → <package>/.build/debug
-        let package = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        folders.append(package.appendingPathComponent(".build/debug"))
+    /// The environment variable that names the folder of the test tools' binaries (`scripts/test` sets it to
+    /// `swift build --package-path Tests/Tools --show-bin-path`).
+    static let toolsKey = "COURIER_TOOLS_BIN"
 
-        for folder in folders {
-            let candidate = folder.appendingPathComponent("CourierProbe")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    /// The binary of the test tool `name` (`CourierProbe`, `CourierCacheWriter`), in the folder `COURIER_TOOLS_BIN`
+    /// names.
+    static func tool(_ name: String) throws -> URL {
+        let folder = try #require(
+            ProcessInfo.processInfo.environment[toolsKey].flatMap { $0.isEmpty ? nil : $0 },
+            "\(toolsKey) is not set: run scripts/test, or build Tests/Tools and export its --show-bin-path")
+        let binary = URL(fileURLWithPath: folder).appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw ProbeFailure(
+                description: "\(binary.path) is not an executable: build it with "
+                    + "`swift build --package-path Tests/Tools` (scripts/test does)")
         }
-        throw ProbeFailure(
-            description: "the CourierProbe executable was not found in "
-                + folders.map(\.path).joined(separator: ", ")
-                + ". Build it first (`swift build --build-tests` builds it; scripts/test does), "
-                + "or set COURIER_PROBE_PATH."
-        )
+        return binary
     }
+
+    /// The probe's binary.
+    static func executable() throws -> URL { try tool("CourierProbe") }
 
     /// Runs the probe on `url` and returns its report; kills it after `limit`.
     static func run(

@@ -1,58 +1,21 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
 /// The real httpbin server that the integration tests talk to.
 ///
 /// `scripts/test` starts httpbin (PyPI `httpbin` + `gunicorn`) on 127.0.0.1 and exports its address as
-/// `COURIER_HTTPBIN_URL`. Every integration suite carries the ``Testing/Trait/httpbin`` trait, which decides
-/// what happens when that variable is missing:
-/// - locally (no `CI=true`) the suites are skipped, so `swift test` works without Python;
-/// - under `CI=true` they fail with a message saying how to start the server: CI must never pass by
-///   silently skipping its integration tests.
+/// `COURIER_HTTPBIN_URL`. Every integration suite carries the ``Testing/Trait/httpbin`` trait
+/// (CourierTesting's `.testEnvironment`): without the variable the suites are skipped locally, so `swift test`
+/// works without Python, and fail under `CI=true`, which must never pass by silently skipping them.
+/// By hand: `scripts/servers.sh serve httpbin` prints the `export` line.
 enum HTTPBin {
     /// The environment variable that holds the server's base URL, for example `http://127.0.0.1:41234`.
     static let environmentKey = "COURIER_HTTPBIN_URL"
 
-    /// Thrown (so the test fails) when integration tests must run but no server is configured.
-    struct MissingServer: Error, CustomStringConvertible {
-        let detail: String
-
-        var description: String {
-            "\(detail). Integration tests need a real httpbin: run `scripts/test` (it starts one and exports "
-                + "\(HTTPBin.environmentKey)), or `source scripts/httpbin.sh; courier_httpbin_install; "
-                + "courier_httpbin_start` and run `swift test` from that shell."
-        }
-    }
-
     /// The server's base URL, `nil` when the variable is unset or empty.
-    static let url: URL? = {
-        guard let text = ProcessInfo.processInfo.environment[environmentKey], !text.isEmpty else { return nil }
-        return URL(string: text)
-    }()
-
-    /// Whether the tests run under CI (`CI=true`, as set by most CI services and by `.ci/run`'s callers).
-    static var isCI: Bool {
-        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased()
-        return value == "true" || value == "1"
-    }
-
-    /// The condition behind ``Testing/Trait/httpbin``: `true` when a server is configured, `false` (skip)
-    /// when it is not and this is not CI.
-    /// - Throws: ``MissingServer`` under `CI=true` without a usable server, which fails the test instead of
-    ///   skipping it.
-    static func isAvailable() throws -> Bool {
-        if url != nil { return true }
-        if isCI {
-            let raw = ProcessInfo.processInfo.environment[environmentKey] ?? ""
-            throw MissingServer(
-                detail: raw.isEmpty
-                    ? "CI=true but \(environmentKey) is not set"
-                    : "CI=true but \(environmentKey)=\(raw) is not a URL"
-            )
-        }
-        return false
-    }
+    static let url: URL? = ExecutorConformance.Servers.url(environmentKey)
 
     /// A configuration that sends requests to the httpbin server with the real `URLSessionExecutor`
     /// unless told otherwise. Integration tests always pass it explicitly (`using:` or
@@ -63,9 +26,7 @@ enum HTTPBin {
         headers: HTTPHeaders = [:],
         executor: any APIExecutor = URLSessionExecutor.shared
     ) throws -> APIConfiguration {
-        guard let url else {
-            throw MissingServer(detail: "\(environmentKey) is not set")
-        }
+        let url = try #require(url, "\(environmentKey) is not set: run scripts/test, which starts httpbin")
         return APIConfiguration(baseURL: url, headers: headers, timeout: timeout, executor: executor)
     }
 
@@ -79,16 +40,7 @@ enum HTTPBin {
 
 extension Trait where Self == ConditionTrait {
     /// Runs an integration suite against the httpbin server named by `COURIER_HTTPBIN_URL`.
-    ///
-    /// Without the variable the suite is *skipped* locally, because plain `swift test` has no server and
-    /// the unit tests should still run; under `CI=true` the condition throws instead, so the suite *fails*
-    /// with instructions rather than being skipped in silence.
-    static var httpbin: Self {
-        .enabled(
-            if: try HTTPBin.isAvailable(),
-            "needs a real httpbin: COURIER_HTTPBIN_URL is not set (scripts/test starts one and sets it)"
-        )
-    }
+    static var httpbin: Self { .testEnvironment(HTTPBin.environmentKey, setBy: "scripts/test") }
 }
 
 // MARK: - The process-wide default configuration

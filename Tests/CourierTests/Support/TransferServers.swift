@@ -1,9 +1,10 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
-/// The servers of the transfer tests, started by `scripts/test` through `scripts/transfers.sh`: the Server-Sent
-/// Events server (`scripts/sseserver.py`, `COURIER_SSE_URL`) and a private nginx serving one large generated file
+/// The servers of the transfer tests, started by `scripts/test` through `scripts/servers.sh`: the Server-Sent
+/// Events server (`scripts/servers/sseserver.py`, `COURIER_SSE_URL`) and a private nginx serving one large generated file
 /// (`COURIER_NGINX_URL`, `/big.bin`, with `COURIER_BIG_FILE_BYTES` and `COURIER_BIG_FILE_SHA256`).
 ///
 /// Like httpbin: skipped locally when the variables are missing, failed under `CI=true`.
@@ -13,29 +14,14 @@ enum TransferServers {
         return text
     }
 
-    static var sse: URL? { value("COURIER_SSE_URL").flatMap(URL.init(string:)) }
-    static var nginx: URL? { value("COURIER_NGINX_URL").flatMap(URL.init(string:)) }
+    static var sse: URL? { ExecutorConformance.Servers.url("COURIER_SSE_URL") }
+    static var nginx: URL? { ExecutorConformance.Servers.url("COURIER_NGINX_URL") }
     static var bigFileBytes: Int? { value("COURIER_BIG_FILE_BYTES").flatMap { Int($0) } }
     static var bigFileSHA256: String? { value("COURIER_BIG_FILE_SHA256") }
 
-    struct MissingServer: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func isAvailable(_ keys: [String]) throws -> Bool {
-        let missing = keys.filter { value($0) == nil }
-        if missing.isEmpty { return true }
-        if HTTPBin.isCI {
-            throw MissingServer(
-                description: "CI=true but \(missing.joined(separator: ", ")) not set: run scripts/test, which "
-                    + "starts the transfer servers (scripts/transfers.sh)")
-        }
-        return false
-    }
-
     /// A configuration for `base` with the real `URLSessionExecutor`.
     static func configuration(_ base: URL?, timeout: Duration = .seconds(30)) throws -> APIConfiguration {
-        guard let base else { throw MissingServer(description: "the transfer servers are not running") }
+        let base = try #require(base, "the transfer servers are not running: run scripts/test")
         return APIConfiguration(baseURL: base, timeout: timeout, executor: URLSessionExecutor.shared)
     }
 
@@ -58,19 +44,14 @@ enum TransferServers {
 }
 
 extension Trait where Self == ConditionTrait {
-    /// Runs a suite against the SSE server of `scripts/transfers.sh`.
-    static var sseServer: Self {
-        .enabled(
-            if: try TransferServers.isAvailable(["COURIER_SSE_URL"]),
-            "needs the SSE server: COURIER_SSE_URL is not set (scripts/test starts it)")
-    }
+    /// Runs a suite against the SSE server of `scripts/servers.sh`.
+    static var sseServer: Self { .testEnvironment("COURIER_SSE_URL", setBy: "scripts/test") }
 
-    /// Runs a suite against the nginx of `scripts/transfers.sh`.
+    /// Runs a suite against the nginx of `scripts/servers.sh` and its large file, which `scripts/test` starts
+    /// and makes in a heavy run only (`COURIER_HEAVY=1`, or `CI` set).
     static var nginx: Self {
-        .enabled(
-            if: try TransferServers.isAvailable([
-                "COURIER_NGINX_URL", "COURIER_BIG_FILE_BYTES", "COURIER_BIG_FILE_SHA256",
-            ]),
-            "needs nginx and the large file: COURIER_NGINX_URL is not set (scripts/test starts it)")
+        .testEnvironment(
+            "COURIER_NGINX_URL", "COURIER_BIG_FILE_BYTES", "COURIER_BIG_FILE_SHA256",
+            setBy: "COURIER_HEAVY=1 scripts/test")
     }
 }

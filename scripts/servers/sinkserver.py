@@ -8,7 +8,7 @@ Routes (any method with a body; GET /status/200 answers 200 for readiness checks
                     "sha256"}] from its own streaming multipart/form-data parser (names and filenames unescaped
                     from quoted strings: \\" and \\\\), so a form of any size is checked part by part.
 
-Usage: python3 scripts/sinkserver.py   (prints COURIER_SINK_URL=http://127.0.0.1:PORT, then serves)
+Usage: python3 scripts/servers/sinkserver.py   (prints COURIER_SINK_URL=http://127.0.0.1:PORT, then serves)
 """
 import hashlib
 import http.server

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""scripts/sseserver.py - a Server-Sent Events server for Courier's stream tests.
+"""scripts/servers/sseserver.py - a Server-Sent Events server for Courier's stream tests.
 
 Python standard library only. Every response is `text/event-stream`, sent with
 `Transfer-Encoding: chunked`, one chunk per write and a flush after each, so the
 client sees the bytes arrive in pieces (lines and events are split across chunks
 on purpose).
 
-Usage (scripts/transfers.sh starts and stops it for scripts/test):
+Usage (scripts/servers.sh starts and stops it for scripts/test):
 
-    python3 scripts/sseserver.py [--port P] [--env-file F]
+    python3 scripts/servers/sseserver.py [--port P] [--env-file F]
 
 Once it listens it prints `COURIER_SSE_URL=http://127.0.0.1:P` and, with
 --env-file, writes that line to the file (atomically: its presence means "ready").

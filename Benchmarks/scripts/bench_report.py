@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns Courier's benchmark runs into one table of ratios, Courier / baseline.
 
-    scripts/bench_report.py [--probe FILE] [--e2e FILE] [--machine TEXT] [ROUND.influx.csv ...]
+    Benchmarks/scripts/bench_report.py [--probe FILE] [--e2e FILE] [--machine TEXT] [ROUND.influx.csv ...]
 
 Each CSV is one run of `swift package --package-path Benchmarks benchmark --format influx` (the build and decode
 benchmarks). Benchmarks are named `<group>.<variant>`; the `baseline` variant of a group is the code Courier

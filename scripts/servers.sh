@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# scripts/servers.sh — the one launcher of the real servers Courier's tests talk to. The servers themselves are in
+# scripts/servers/ (the SSE server, the upload sink, httpbin's pinned requirements), except the fault server,
+# whose only copy is the one CourierTesting ships (Sources/CourierTesting/Resources/faultserver.py).
+#
+# Source it and call the functions (sourcing only defines functions; it sets no options, variables or traps):
+#
+#     set -euo pipefail
+#     source scripts/servers.sh
+#     trap courier_servers_stop EXIT      # stops every server this shell started, on every way out
+#     trap 'exit 130' INT                 # Ctrl-C / kill: exit, which runs the EXIT trap
+#     trap 'exit 143' TERM
+#     courier_httpbin_install             # .venv with httpbin + gunicorn (pip, first run only)
+#     courier_httpbin_start               # COURIER_HTTPBIN_URL
+#     courier_faultserver_start           # COURIER_FAULT_URL, COURIER_FAULT_URL_OTHER_HOST, COURIER_FAULT_URL_OTHER_PORT
+#     courier_sinkserver_start            # COURIER_SINK_URL (the upload sink: hashes bodies, keeps none)
+#     courier_sseserver_start             # COURIER_SSE_URL (Server-Sent Events)
+#     courier_nginx_start                 # COURIER_NGINX_URL, COURIER_BIG_FILE_BYTES, COURIER_BIG_FILE_SHA256
+#
+# Or run it to keep servers up while you work (it prints the `export` lines; Ctrl-C stops them):
+#
+#     scripts/servers.sh serve [httpbin] [fault] [sink] [sse] [nginx]     (default: httpbin fault sink sse)
+#
+# Every server listens on loopback only, on a free port, in a session of its own (Ctrl-C in the terminal does
+# not reach it; stopping kills its group), and gets SIGTERM when the shell that started it dies without running
+# its traps. The exported URLs have no trailing slash. Logs: .build/<server>.log (nginx: .build/transfers/).
+#
+# What it installs and writes:
+#   httpbin   a virtualenv .venv with the pins of scripts/servers/requirements-httpbin.txt (pip, once; later runs
+#             only check them, with no network)
+#   nginx     `apt-get install nginx` when there is none on PATH or in /usr/sbin (as root, or with sudo -n); it
+#             says so first. Its large file, COURIER_BIG_DOWNLOAD_BYTES random bytes (default 1 GiB), is made once
+#             per size in .build/transfers/www/big.bin.
+# The other servers need Python's standard library only. COURIER_PYTHON picks the interpreter (default python3).
+#
+# Every function returns non-zero with a message on stderr when it fails, under `set -e` or without it.
+
+_courier_root() {
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+}
+
+_courier_python() {
+    echo "${COURIER_PYTHON:-python3}"
+}
+
+# _courier_spawn PIDVAR OUT LOG PROGRAM [ARGUMENTS...]
+# Starts PROGRAM in the background, in a session of its own, with SIGTERM when this shell dies (Linux), standard
+# output appended to OUT and standard error to LOG; sets PIDVAR (not exported: a child process must never stop a
+# server of this shell).
+_courier_spawn() {
+    local pidvar="$1" out="$2" log="$3"
+    shift 3
+    "$(_courier_python)" -c 'import os, signal, sys
+try:
+    os.setsid()
+except OSError:
+    pass
+try:
+    import ctypes  # prctl(PR_SET_PDEATHSIG, SIGTERM); Linux only
+    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+except Exception:
+    pass
+os.execvp(sys.argv[1], sys.argv[1:])' "$@" </dev/null >>"$out" 2>>"$log" &
+    printf -v "$pidvar" '%s' "$!"
+    export -n "${pidvar?}"
+}
+
+# _courier_wait_file PID FILE SECONDS: true once FILE is not empty; false if PID ends or SECONDS pass first.
+_courier_wait_file() {
+    local pid="$1" file="$2" deadline=$((SECONDS + $3))
+    while kill -0 "$pid" 2>/dev/null && [[ ! -s "$file" ]] && ((SECONDS < deadline)); do
+        sleep 0.1
+    done
+    [[ -s "$file" ]]
+}
+
+# _courier_wait_http PID URL SECONDS: true once GET URL (its first byte) gets an HTTP answer, whatever its status;
+# false if PID ends or SECONDS pass first.
+_courier_wait_http() {
+    local pid="$1" url="$2" deadline=$((SECONDS + $3))
+    until "$(_courier_python)" -c 'import sys, urllib.error, urllib.request
+try:
+    urllib.request.urlopen(urllib.request.Request(sys.argv[1], headers={"Range": "bytes=0-0"}), timeout=2).read()
+except urllib.error.HTTPError:
+    pass' "$url" 2>/dev/null; do
+        if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= deadline)); then return 1; fi
+        sleep 0.1
+    done
+}
+
+# _courier_stop PID SECONDS: SIGTERM, up to SECONDS for it to end, then SIGKILL to its whole group; reaps it.
+# Safe with an empty PID or one that already ended.
+_courier_stop() {
+    local pid="$1" i
+    [[ -n "$pid" ]] || return 0
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < $2 * 10; i++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+    fi
+    kill -KILL -- "-$pid" 2>/dev/null || true # its group: it started a session
+    wait "$pid" 2>/dev/null || true
+    return 0
+}
+
+# _courier_fail WHO LOG MESSAGE: says MESSAGE and the last lines of LOG; returns 1.
+_courier_fail() {
+    echo "$1: error: $3; last lines of $2:" >&2
+    tail -n 30 "$2" >&2 2>/dev/null || true
+    return 1
+}
+
+_courier_free_port() {
+    "$(_courier_python)" -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# --- httpbin (PyPI httpbin under gunicorn) --------------------------------------------------------------------
+
+# courier_httpbin_install: creates .venv on first use and installs the pinned packages; later runs only check
+# that they import and that the pins did not change, so they are fast and need no network.
+courier_httpbin_install() {
+    local root venv python requirements stamp output
+    root="$(_courier_root)" || return 1
+    venv="$root/.venv"
+    python="$venv/bin/python"
+    requirements="$root/scripts/servers/requirements-httpbin.txt"
+    stamp="$venv/.courier-httpbin-requirements.txt"
+    if [[ ! -x "$python" ]]; then
+        echo "httpbin: creating the virtualenv $venv" >&2
+        if ! "$(_courier_python)" -m venv "$venv"; then
+            rm -rf "$venv" # no half-made venv for the next run
+            echo "httpbin: error: '$(_courier_python) -m venv' failed (on Debian: apt-get install python3-venv)" >&2
+            return 1
+        fi
+    fi
+    # Installed from these exact pins, and importable? (Importing httpbin builds the Flask app.)
+    if cmp -s "$requirements" "$stamp" && "$python" -c 'import httpbin, gunicorn' >/dev/null 2>&1; then
+        return 0
+    fi
+    echo "httpbin: installing httpbin + gunicorn into $venv (pip, pinned in $requirements)" >&2
+    "$python" -m pip install -q --disable-pip-version-check -r "$requirements" ||
+        { echo "httpbin: error: pip install -r $requirements failed" >&2; return 1; }
+    # httpbin warns on stderr that the optional flasgger is missing: show that only if the import fails.
+    if ! output="$("$python" -c 'import httpbin, gunicorn' 2>&1)"; then
+        echo "$output" >&2
+        echo "httpbin: error: httpbin/gunicorn installed but do not import" >&2
+        return 1
+    fi
+    cp "$requirements" "$stamp"
+}
+
+# courier_httpbin_start: gunicorn serving httpbin:app on a free port; exports COURIER_HTTPBIN_URL once GET /get
+# answers (at most 30 s). gunicorn: gthread, 2 workers x 32 threads (64 requests at once, e.g. parallel /delay/N);
+# --keep-alive 30 (the default 2 s invites "connection lost" races in clients); --graceful-timeout 3;
+# --no-control-socket (gunicorn >= 24 otherwise makes ~/.gunicorn/gunicorn.ctl, shared by every server of a user).
+courier_httpbin_start() {
+    local root python log port url attempt
+    root="$(_courier_root)" || return 1
+    python="$root/.venv/bin/python"
+    log="$root/.build/httpbin.log"
+    if [[ -n "${COURIER_HTTPBIN_PID:-}" ]] && kill -0 "$COURIER_HTTPBIN_PID" 2>/dev/null; then return 0; fi
+    [[ -x "$python" ]] || { echo "httpbin: error: $root/.venv missing; call courier_httpbin_install first" >&2; return 1; }
+    mkdir -p "$root/.build" && : >"$log" || return 1
+    # The free port is picked before gunicorn binds it; if another process takes it in between, gunicorn exits
+    # and a new port is tried.
+    for attempt in 1 2 3; do
+        port="$(_courier_free_port)" || return 1
+        url="http://127.0.0.1:$port"
+        echo "--- courier: starting gunicorn on $url (attempt $attempt)" >>"$log"
+        _courier_spawn COURIER_HTTPBIN_PID "$log" "$log" "$python" -m gunicorn --bind "127.0.0.1:$port" \
+            --worker-class gthread --workers 2 --threads 32 --keep-alive 30 --timeout 60 --graceful-timeout 3 \
+            --no-control-socket --access-logfile - httpbin:app
+        if _courier_wait_http "$COURIER_HTTPBIN_PID" "$url/get" 30; then
+            export COURIER_HTTPBIN_URL="$url"
+            return 0
+        fi
+        if kill -0 "$COURIER_HTTPBIN_PID" 2>/dev/null || ! grep -qiE 'in use|address already' "$log"; then
+            break # running but not answering, or exited for another reason than the port: retrying will not help
+        fi
+        _courier_stop "$COURIER_HTTPBIN_PID" 0
+    done
+    courier_httpbin_stop
+    _courier_fail httpbin "$log" "gunicorn on $url did not answer GET /get"
+}
+
+# courier_httpbin_stop: graceful (up to 10 s), then the whole group. Safe to call twice or with no server.
+courier_httpbin_stop() {
+    _courier_stop "${COURIER_HTTPBIN_PID:-}" 10
+    unset COURIER_HTTPBIN_PID COURIER_HTTPBIN_URL
+}
+
+# --- the servers that write their URLs to a file --------------------------------------------------------------
+
+# _courier_start_env NAME PIDVAR ENVFILE OUT PROGRAM [ARGUMENTS...]: starts PROGRAM, which writes NAME=url lines to
+# ENVFILE once it listens (OUT is ENVFILE, or - for none), waits until every URL answers and exports them.
+_courier_start_env() {
+    local name="$1" pidvar="$2" envfile="$3" out="$4" root log pid key url
+    shift 4
+    root="$(_courier_root)" || return 1
+    log="$root/.build/$name.log"
+    if [[ -n "${!pidvar:-}" ]] && kill -0 "${!pidvar}" 2>/dev/null; then return 0; fi
+    command -v "$(_courier_python)" >/dev/null || { echo "$name: error: $(_courier_python) not found (set COURIER_PYTHON)" >&2; return 1; }
+    mkdir -p "$root/.build" "$(dirname "$envfile")" && : >"$log" || return 1
+    rm -f "$envfile"
+    [[ "$out" == "$envfile" ]] || out=/dev/null
+    _courier_spawn "$pidvar" "$out" "$log" "$@"
+    pid="${!pidvar}"
+    _courier_wait_file "$pid" "$envfile" 30 || { _courier_stop "$pid" 5; _courier_fail "$name" "$log" "the server did not start"; return 1; }
+    while IFS='=' read -r key url; do
+        [[ "$key" == COURIER_*_URL* && -n "$url" ]] || continue
+        _courier_wait_http "$pid" "$url" 30 || { _courier_stop "$pid" 5; _courier_fail "$name" "$log" "$url does not answer"; return 1; }
+        export "$key=$url"
+    done <"$envfile"
+}
+
+# courier_faultserver_start: the misbehaving fault server (routes: see the script's header) on three origins:
+# COURIER_FAULT_URL (http://127.0.0.1:P), COURIER_FAULT_URL_OTHER_HOST (http://127.0.0.2:P, another host) and
+# COURIER_FAULT_URL_OTHER_PORT (http://127.0.0.1:Q, another port). Writes .build/faultserver.env.
+courier_faultserver_start() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_start_env faultserver COURIER_FAULT_PID "$root/.build/faultserver.env" - \
+        "$(_courier_python)" "$root/Sources/CourierTesting/Resources/faultserver.py" \
+        --env-file "$root/.build/faultserver.env" --log "$root/.build/faultserver.log" \
+        --cache-dir "$root/.build/faultserver-cache" || return 1
+    if [[ -z "${COURIER_FAULT_URL:-}" || -z "${COURIER_FAULT_URL_OTHER_HOST:-}" || -z "${COURIER_FAULT_URL_OTHER_PORT:-}" ]]; then
+        courier_faultserver_stop
+        echo "faultserver: error: $root/.build/faultserver.env lacks a URL" >&2
+        return 1
+    fi
+}
+
+courier_faultserver_stop() {
+    _courier_stop "${COURIER_FAULT_PID:-}" 5
+    unset COURIER_FAULT_PID COURIER_FAULT_URL COURIER_FAULT_URL_OTHER_HOST COURIER_FAULT_URL_OTHER_PORT
+}
+
+# courier_sinkserver_start: the upload sink (scripts/servers/sinkserver.py), COURIER_SINK_URL.
+courier_sinkserver_start() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_start_env sinkserver COURIER_SINK_PID "$root/.build/sinkserver.env" "$root/.build/sinkserver.env" \
+        "$(_courier_python)" "$root/scripts/servers/sinkserver.py"
+}
+
+courier_sinkserver_stop() {
+    _courier_stop "${COURIER_SINK_PID:-}" 5
+    unset COURIER_SINK_PID COURIER_SINK_URL
+}
+
+# courier_sseserver_start: the Server-Sent Events server (scripts/servers/sseserver.py), COURIER_SSE_URL.
+courier_sseserver_start() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_start_env sseserver COURIER_SSE_PID "$root/.build/sseserver.env" - \
+        "$(_courier_python)" "$root/scripts/servers/sseserver.py" --env-file "$root/.build/sseserver.env"
+}
+
+courier_sseserver_stop() {
+    _courier_stop "${COURIER_SSE_PID:-}" 5
+    unset COURIER_SSE_PID COURIER_SSE_URL
+}
+
+# --- nginx and its large file ----------------------------------------------------------------------------------
+
+_courier_nginx_path() {
+    command -v nginx 2>/dev/null && return 0
+    [[ -x /usr/sbin/nginx ]] && echo /usr/sbin/nginx && return 0
+    return 1
+}
+
+_courier_nginx_install() {
+    local sudo=""
+    _courier_nginx_path >/dev/null && return 0
+    command -v apt-get >/dev/null || { echo "nginx: error: nginx is missing and there is no apt-get: install nginx" >&2; return 1; }
+    if [[ "$(id -u)" != 0 ]]; then
+        command -v sudo >/dev/null || { echo "nginx: error: nginx is missing; install it (apt-get needs root)" >&2; return 1; }
+        sudo="sudo -n"
+    fi
+    echo "nginx: not installed: installing it with \`${sudo:+$sudo }apt-get update && apt-get install -y nginx\`" \
+        "(Debian's package; it is run as a private instance, never as a system service)" >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >/dev/null &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nginx >/dev/null ||
+        { echo "nginx: error: apt-get install nginx failed" >&2; return 1; }
+    _courier_nginx_path >/dev/null
+}
+
+# courier_nginx_start: a private nginx (its own prefix, config, pid and logs under .build/transfers/nginx, on
+# 127.0.0.1, no daemon, no system files) serving one large random file: COURIER_NGINX_URL (GET /big.bin; and
+# /slow-start/big.bin, the same slowed to 2 MB/s after 8 MiB unless the request has a Range header, so a test can
+# cancel a download midway however fast the machine), COURIER_BIG_FILE_BYTES and COURIER_BIG_FILE_SHA256.
+# The size is COURIER_BIG_DOWNLOAD_BYTES (default 1 GiB); the file is made once per size and kept, with its hash.
+courier_nginx_start() {
+    local root dir size file hashfile nginx port
+    root="$(_courier_root)" || return 1
+    dir="$root/.build/transfers"
+    if [[ -n "${COURIER_NGINX_PID:-}" ]] && kill -0 "$COURIER_NGINX_PID" 2>/dev/null; then return 0; fi
+    size="${COURIER_BIG_DOWNLOAD_BYTES:-1073741824}"
+    file="$dir/www/big.bin"
+    hashfile="$dir/big-$size.sha256"
+    mkdir -p "$dir/www" "$dir/nginx/logs" "$dir/nginx/tmp" || return 1
+    if [[ ! -s "$hashfile" || "$(stat -c %s "$file" 2>/dev/null || echo 0)" != "$size" ]]; then
+        echo "nginx: writing a $size-byte random file, $file (once per size)" >&2
+        head -c "$size" /dev/urandom >"$file.tmp" && mv "$file.tmp" "$file" || return 1
+        sha256sum "$file" | cut -d' ' -f1 >"$hashfile" || return 1
+    fi
+    _courier_nginx_install || return 1
+    nginx="$(_courier_nginx_path)"
+    port="$(_courier_free_port)" || return 1
+    cat >"$dir/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/logs/error.log warn;
+events { worker_connections 64; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    default_type application/octet-stream;
+    client_body_temp_path $dir/nginx/tmp/body;
+    proxy_temp_path $dir/nginx/tmp/proxy;
+    fastcgi_temp_path $dir/nginx/tmp/fastcgi;
+    uwsgi_temp_path $dir/nginx/tmp/uwsgi;
+    scgi_temp_path $dir/nginx/tmp/scgi;
+    map \$http_range \$courier_rate {
+        default 2m;
+        "~bytes=" 0;
+    }
+    server {
+        listen 127.0.0.1:$port;
+        root $dir/www;
+        location /slow-start/ {
+            alias $dir/www/;
+            limit_rate_after 8m;
+            limit_rate \$courier_rate;
+        }
+    }
+}
+CONF
+    # As root, nginx's worker runs as nobody: the files must be readable by anyone.
+    chmod -R a+rX "$dir/www" "$dir/nginx" 2>/dev/null || true
+    chmod a+x "$root/.build" "$dir" 2>/dev/null || true
+    _courier_spawn COURIER_NGINX_PID /dev/null "$dir/nginx/logs/error.log" \
+        "$nginx" -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
+    if ! _courier_wait_http "$COURIER_NGINX_PID" "http://127.0.0.1:$port/big.bin" 20; then
+        courier_nginx_stop
+        _courier_fail nginx "$dir/nginx/logs/error.log" "nginx does not answer"
+        return 1
+    fi
+    export COURIER_NGINX_URL="http://127.0.0.1:$port" COURIER_BIG_FILE_BYTES="$size"
+    COURIER_BIG_FILE_SHA256="$(cat "$hashfile")"
+    export COURIER_BIG_FILE_SHA256
+}
+
+courier_nginx_stop() {
+    _courier_stop "${COURIER_NGINX_PID:-}" 5
+    unset COURIER_NGINX_PID COURIER_NGINX_URL COURIER_BIG_FILE_BYTES COURIER_BIG_FILE_SHA256
+}
+
+# courier_servers_stop: stops every server this shell started. Safe to call twice.
+courier_servers_stop() {
+    courier_nginx_stop
+    courier_sseserver_stop
+    courier_sinkserver_stop
+    courier_faultserver_stop
+    courier_httpbin_stop
+}
+
+# Run directly (not sourced): `scripts/servers.sh serve [SERVER...]` keeps servers up.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    set -euo pipefail
+    if [[ "${1:-serve}" != serve ]]; then
+        echo "usage: $0 serve [httpbin] [fault] [sink] [sse] [nginx]    (or source it: see the comments at its top)" >&2
+        exit 2
+    fi
+    shift || true
+    servers=("$@")
+    ((${#servers[@]} > 0)) || servers=(httpbin fault sink sse)
+    trap courier_servers_stop EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    for server in "${servers[@]}"; do
+        case "$server" in
+        httpbin) courier_httpbin_install && courier_httpbin_start ;;
+        fault) courier_faultserver_start ;;
+        sink) courier_sinkserver_start ;;
+        sse) courier_sseserver_start ;;
+        nginx) courier_nginx_start ;;
+        *)
+            echo "$0: unknown server $server (httpbin, fault, sink, sse, nginx)" >&2
+            exit 2
+            ;;
+        esac
+    done
+    echo "Serving; in another shell:"
+    env | grep -E '^COURIER_(HTTPBIN_URL|FAULT_URL|SINK_URL|SSE_URL|NGINX_URL|BIG_FILE)' | sort | sed 's/^/    export /'
+    echo "Logs: $(_courier_root)/.build/*.log. Ctrl-C stops them."
+    wait
+fi
