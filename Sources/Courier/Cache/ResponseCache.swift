@@ -1,24 +1,5 @@
 import Foundation
 
-/// What a response served by the cache carries in ``APIResponse/cacheHit``.
-public struct CacheHit: Sendable, Hashable {
-    /// How long ago the entry was received or last revalidated, in seconds.
-    public var age: TimeInterval
-    /// Whether the server confirmed the entry just now (a `304 Not Modified` to a conditional request).
-    public var revalidated: Bool
-    /// Whether the entry was past its expiry (served by ``CachePolicy/ReadMode/cacheThenNetwork`` before the
-    /// network value).
-    public var isStale: Bool
-
-    /// Creates a description of a hit.
-    @_spi(ExecutorSupport)
-    public init(age: TimeInterval, revalidated: Bool = false, isStale: Bool = false) {
-        self.age = age
-        self.revalidated = revalidated
-        self.isStale = isStale
-    }
-}
-
 /// A two-level response cache, set on ``APIConfiguration/cache``: memory and disk storages, the policy for
 /// endpoints without a `.cache` tag, and the clock that decides freshness.
 ///
@@ -263,16 +244,4 @@ public final class ResponseCache: Sendable {
             try? await disk?.store(stored)
         }
     }
-}
-
-/// The executor the plugin chain ends in when a cache is configured: the cache, then the real executor.
-struct CachingExecutor: APIExecutor {
-    let cache: ResponseCache
-    let base: any APIExecutor
-
-    func execute(_ request: APIRequest) async throws -> APIResponse {
-        try await cache.respond(to: request, executor: base)
-    }
-
-    var supportedTransfers: TransferFeatures { base.supportedTransfers }
 }
