@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(ExecutorSupport) import Courier
 import CourierTesting
 import Foundation
 import InMemoryTracing
