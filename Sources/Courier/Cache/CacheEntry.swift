@@ -72,7 +72,7 @@ public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomRef
     }
 
     /// Whether the entry is fresh at `date`: it is stale from its expiry date on.
-    public func isFresh(at date: Date) -> Bool {
+    func isFresh(at date: Date) -> Bool {
         guard let expiresAt else { return true }
         return date < expiresAt
     }

@@ -154,7 +154,7 @@ public final class DiskCacheStorage: CacheStorage {
     }
 
     /// The total size of the entry files this storage knows of, in bytes.
-    public var totalBytes: Int {
+    var totalBytes: Int {
         index.withLock { index in
             let list = index ?? loadIndex()
             index = list

@@ -74,8 +74,8 @@ public final class MemoryCacheStorage: CacheStorage {
     }
 
     /// The number of entries.
-    public var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// The total cost of the entries, in bytes.
-    public var totalCost: Int { state.withLock { $0.order.totalSize } }
+    var totalCost: Int { state.withLock { $0.order.totalSize } }
 }

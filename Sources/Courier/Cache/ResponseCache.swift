@@ -20,7 +20,7 @@ public final class ResponseCache: Sendable {
     /// The policy of endpoints without a `.cache` tag.
     public let defaultPolicy: CachePolicy
     /// The current date; injectable so that tests move time without sleeping.
-    public let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     let inFlight = InFlightCalls()
 

@@ -78,7 +78,7 @@ public struct ParameterEncoding: Hashable, Sendable {
     }
 
     /// Whether the encoder writes a body (every encoder but the query string's).
-    public var writesBody: Bool { encoder.writesBody }
+    var writesBody: Bool { encoder.writesBody }
 
     /// Whether two encodings have equal encoders (same type, equal values), options and query names.
     public static func == (lhs: ParameterEncoding, rhs: ParameterEncoding) -> Bool {

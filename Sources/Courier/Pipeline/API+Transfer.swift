@@ -52,7 +52,7 @@ extension API {
     ///     download; `nil` for the deadline.
     ///   - progress: Where bytes received are reported while the call runs; it ends when the call ends.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
-    /// - Returns: The response, whose body is ``ResponseBody/file(_:)`` at `destination` for a `2xx`.
+    /// - Returns: The response, whose body is `ResponseBody.file(_:)` at `destination` for a `2xx`.
     /// - Throws: ``APIError``.
     @discardableResult
     public func download(

@@ -21,11 +21,11 @@ import Foundation
 /// A missing or `null` `data` member becomes an empty body, which an `Optional` result decodes as `nil`.
 public struct EnvelopePlugin: APIPlugin {
     /// The key of the status code member.
-    public let codeKey: String
+    let codeKey: String
     /// The key of the message member.
-    public let messageKey: String
+    let messageKey: String
     /// The key of the payload member.
-    public let dataKey: String
+    let dataKey: String
     private let isSuccess: @Sendable (String) -> Bool
 
     /// An envelope whose code (a number or a string) means success when it is one of `successCodes`.

@@ -42,6 +42,7 @@ public struct MultipartForm: Sendable, Hashable {
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// The size of the whole body in bytes, when every part's size is known.
+    @_spi(ExecutorSupport)
     public var count: Int? {
         var total = 0
         for segment in segments {

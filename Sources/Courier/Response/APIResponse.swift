@@ -19,11 +19,13 @@ public struct ResponseBody: Sendable, Hashable {
     }
 
     /// A body written to the file at `url`.
+    @_spi(ExecutorSupport)
     public static func file(_ url: URL) -> ResponseBody {
         ResponseBody(storage: .file(url))
     }
 
     /// A body handed over as it arrives.
+    @_spi(ExecutorSupport)
     public static func stream(_ stream: ResponseStream) -> ResponseBody {
         ResponseBody(storage: .stream(stream))
     }
@@ -94,7 +96,7 @@ public struct APIResponse: Sendable {
     public var contentType: String? { headers[.contentType] }
 
     /// The character set named by `Content-Type` (`charset=…`), if any.
-    public var charset: String? {
+    var charset: String? {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
