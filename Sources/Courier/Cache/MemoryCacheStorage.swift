@@ -74,7 +74,7 @@ public final class MemoryCacheStorage: CacheStorage {
     }
 
     /// The number of entries.
-    var count: Int { state.withLock { $0.entries.count } }
+    public var count: Int { state.withLock { $0.entries.count } }
 
     /// The total cost of the entries, in bytes.
     var totalCost: Int { state.withLock { $0.order.totalSize } }
