@@ -17,7 +17,7 @@ import Foundation
 /// The boundary is 32 random characters after `courier-`; a text or in-memory part that happens to contain it
 /// makes a new one, so it never occurs in content Courier can see (a file or stream would have to guess 190
 /// random bits). Names and filenames are sent as UTF-8 quoted strings with `"` and `\` escaped by a
-/// backslash and CR, LF and NUL percent-encoded, so no name can break out of its header. ``count`` (and so
+/// backslash and CR, LF and NUL percent-encoded, so no name can break out of its header. Its size (and so
 /// `Content-Length`) is known when every part's size is.
 public struct MultipartForm: Sendable, Hashable {
     /// The boundary between parts.
