@@ -101,17 +101,18 @@ public struct APIConfiguration: Sendable {
     }
 
     /// The settings, behind one reference: a call copies its configuration several times, and copying one
-    /// reference costs a retain where copying every field costs one per stored reference. Copy on write: a
-    /// change to a configuration whose box is shared makes a box of its own first.
+    /// reference costs a retain where copying every field costs one per stored reference. The box is immutable:
+    /// a change makes a new one (configurations change at set-up, not per call), so copies never share a change.
     private var storage: Storage
 
-    /// The fields, read in place and changed in place when the box is not shared.
+    /// The fields: read in place; a change is made on a copy that goes into a new box.
     private var fields: Fields {
         _read { yield storage.fields }
         _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-            storage.fields.baseURLText = storage.fields.baseURL.flatMap(RequestFactory.baseText(of:))
+            var changed = storage.fields
+            yield &changed
+            changed.baseURLText = changed.baseURL.flatMap(RequestFactory.baseText(of:))
+            storage = Storage(changed)
         }
     }
 
@@ -136,10 +137,9 @@ public struct APIConfiguration: Sendable {
         var cache: ResponseCache?
     }
 
-    /// The box of a configuration's fields. `@unchecked Sendable`: its fields change only through `fields`'
-    /// `_modify`, which first makes sure no other configuration (and so no other thread) holds the box.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
+    /// The immutable box of a configuration's fields.
+    private final class Storage: Sendable {
+        let fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields
