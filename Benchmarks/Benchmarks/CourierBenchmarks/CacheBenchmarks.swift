@@ -1,5 +1,5 @@
 import Benchmark
-import Courier
+@_spi(ExecutorSupport) import Courier
 import CourierBenchmarkSupport
 import Foundation
 

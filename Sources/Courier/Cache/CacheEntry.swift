@@ -6,6 +6,7 @@ import Foundation
 /// out), the body of a method that has one, the policy's extra parts and the request's credentials, so
 /// neither the URL nor a credential appears in clear; the policy's ``CachePolicy/Key/prefix`` stands in
 /// front of it, in clear, so that a group of entries can be cleared together.
+@_spi(ExecutorSupport)
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The policy's prefix, in clear (empty by default).
     public let prefix: String
@@ -25,9 +26,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 }
 
-/// A stored response: what a ``CacheStorage`` keeps for a ``CacheKey``.
+/// A stored response: what a `CacheStorage` keeps for a `CacheKey`.
 ///
 /// Its description and mirror show the key, status, size and dates, never header values or the body.
+@_spi(ExecutorSupport)
 public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The entry's key.
     public var key: CacheKey
@@ -93,7 +95,7 @@ public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomRef
             ])
     }
 
-    /// An estimate of the memory the entry takes, in bytes: what ``MemoryCacheStorage`` counts.
+    /// An estimate of the memory the entry takes, in bytes: what `MemoryCacheStorage` counts.
     public var cost: Int {
         var total = body.count + key.rawValue.utf8.count + varyDigest.utf8.count + 128
         for field in headers { total += field.name.rawValue.utf8.count + field.value.utf8.count + 32 }
@@ -103,7 +105,7 @@ public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomRef
 
 // MARK: - The on-disk form
 
-/// Encodes and decodes entries for ``DiskCacheStorage``: a magic number, length-prefixed fields and a
+/// Encodes and decodes entries for `DiskCacheStorage`: a magic number, length-prefixed fields and a
 /// checksum over everything before it. Decoding checks every length against the bytes left, so a
 /// truncated, foreign or garbage file decodes to `nil`, never a crash.
 enum CacheEntryCoding {

@@ -51,9 +51,9 @@ public struct CachePolicy: Sendable {
 
         /// Nothing is written (the default).
         public static let none: WriteMode = []
-        /// The ``ResponseCache/memory`` storage.
+        /// The memory level.
         public static let memory = WriteMode(rawValue: 1)
-        /// The ``ResponseCache/disk`` storage.
+        /// The disk level.
         public static let disk = WriteMode(rawValue: 2)
         /// Both storages.
         public static let memoryAndDisk: WriteMode = [.memory, .disk]

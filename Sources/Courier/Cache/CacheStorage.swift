@@ -1,4 +1,4 @@
-/// Where a ``ResponseCache`` keeps entries: ``MemoryCacheStorage`` and ``DiskCacheStorage`` ship with
+/// Where a ``ResponseCache`` keeps entries: `MemoryCacheStorage` and `DiskCacheStorage` ship with
 /// Courier; a database or a shared app-group container plugs in the same way.
 ///
 /// A storage must be safe to call from many tasks at once. Reads never fail: an entry that cannot be
@@ -17,6 +17,7 @@
 ///     func removeAll(withPrefix prefix: String) { entries = entries.filter { !$0.key.prefix.hasPrefix(prefix) } }
 /// }
 /// ```
+@_spi(ExecutorSupport)
 public protocol CacheStorage: Sendable {
     /// The entry stored for `key`, or `nil`.
     func entry(for key: CacheKey) async -> CacheEntry?
@@ -31,7 +32,7 @@ public protocol CacheStorage: Sendable {
     /// Removes every entry.
     func removeAll() async
 
-    /// Removes every entry whose key's ``CacheKey/prefix`` starts with `prefix`.
+    /// Removes every entry whose key's `CacheKey.prefix` starts with `prefix`.
     func removeAll(withPrefix prefix: String) async
 }
 

@@ -193,11 +193,13 @@ enum HTTPCaching {
         // A credential in the query: a secret name, or a name the request marks (an API key an auth plugin
         // appended as `key`, a name in the configuration's `sensitiveNames`).
         if urlText.utf8.contains(UInt8(ascii: "?")) {
-            for item in request.queryItems
-            where SensitiveData.isSensitiveKey(item.name)
-                || request.sensitiveNames.contains(HTTPHeaderName(rawValue: item.name))
-            {
-                credentials.append(("query " + item.name, item.value ?? ""))
+            for item in EncodedQuery(request.url).items {
+                let name = item.decodedName
+                guard
+                    SensitiveData.isSensitiveKey(name)
+                        || request.sensitiveNames.contains(HTTPHeaderName(rawValue: name))
+                else { continue }
+                credentials.append(("query " + name, item.decodedValue ?? ""))
             }
         }
         var hasCredentials = false
@@ -219,11 +221,11 @@ enum HTTPCaching {
 
     /// The URL as text, without the ignored query items.
     private static func url(_ url: URL, ignoring ignored: Set<String>) -> String {
-        guard !ignored.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let items = components.percentEncodedQueryItems
-        else { return url.absoluteString }
-        let kept = items.filter { !ignored.contains($0.name.removingPercentEncoding ?? $0.name) }
-        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
-        return components.url?.absoluteString ?? url.absoluteString
+        guard !ignored.isEmpty else { return url.absoluteString }
+        var query = EncodedQuery(url)
+        let count = query.items.count
+        query.items.removeAll { ignored.contains($0.decodedName) }
+        guard query.items.count != count else { return url.absoluteString }
+        return query.replacingQuery(of: url)?.absoluteString ?? url.absoluteString
     }
 }

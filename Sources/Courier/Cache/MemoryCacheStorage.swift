@@ -1,12 +1,13 @@
 /// Keeps entries in memory, up to a total cost (an estimate of their bytes), evicting the least recently
 /// used first. Safe to use from many tasks at once; an entry larger than the whole limit is not kept.
+@_spi(ExecutorSupport)
 public final class MemoryCacheStorage: CacheStorage {
     private struct State {
         var entries: [CacheKey: CacheEntry] = [:]
         var order = LRUList<CacheKey>()
     }
 
-    /// The most the entries may cost together, in bytes (see ``CacheEntry/cost``).
+    /// The most the entries may cost together, in bytes (see `CacheEntry.cost`).
     public let costLimit: Int
     private let state = LockedBox(State())
 

@@ -1,21 +1,28 @@
 import Foundation
 
-/// A two-level response cache, set on ``APIConfiguration/cache``: memory and disk storages, the policy for
-/// endpoints without a `.cache` tag, and the clock that decides freshness.
+/// A two-level response cache, set on ``APIConfiguration/cache``: a memory level, an optional disk level,
+/// and the policy for endpoints without a `.cache` tag.
 ///
 /// The cache sits between the plugins and the executor, so it decides from the final request, with the
 /// credentials an auth plugin added: an entry is only ever served to a request with the same credentials,
 /// and a response to a request with credentials is not written to disk unless the policy allows it.
 ///
 /// ```swift
-/// let cache = ResponseCache(disk: DiskCacheStorage(), defaultPolicy: .cacheElseNetwork(seconds: 60))
+/// let cache = ResponseCache(diskCapacity: 100 * 1024 * 1024, defaultPolicy: .cacheElseNetwork(seconds: 60))
 /// APIConfiguration.default = APIConfiguration(baseURL: api).with { $0.cache = cache }
 /// await cache.removeAll(withPrefix: "user-42/")   // on sign-out
 /// ```
+///
+/// Both levels evict the least recently used entries first. Disk entries are files named by a SHA-256
+/// digest of their key (no URL or credential in a file name), written atomically; a file that does not read
+/// back as its entry is a miss and is removed. Give each cache its own directory: ``removeAll()`` removes
+/// every entry file in it.
 public final class ResponseCache: Sendable {
     /// The memory level, read first.
+    @_spi(ExecutorSupport)
     public let memory: (any CacheStorage)?
     /// The disk level, read after memory.
+    @_spi(ExecutorSupport)
     public let disk: (any CacheStorage)?
     /// The policy of endpoints without a `.cache` tag.
     public let defaultPolicy: CachePolicy
@@ -24,15 +31,39 @@ public final class ResponseCache: Sendable {
 
     let inFlight = InFlightCalls()
 
-    /// Creates a cache.
+    /// Creates a cache, sized like `URLCache`.
     /// - Parameters:
-    ///   - memory: The memory level; a 20 MiB ``MemoryCacheStorage`` by default, `nil` for none.
-    ///   - disk: The disk level; none by default (pass a ``DiskCacheStorage``).
+    ///   - memoryCapacity: The most the memory level may hold, in bytes (an estimate of each entry's size);
+    ///     20 MiB by default, 0 for no memory level.
+    ///   - diskCapacity: The most the disk level may hold, in bytes; 0 (no disk level) by default.
+    ///   - directory: Where the disk level keeps its files; `nil` for `Courier/Responses` in the user's caches
+    ///     directory (`~/Library/Caches` on Apple platforms, `~/.cache` on Linux).
+    ///   - defaultPolicy: The policy of endpoints without a `.cache` tag; network only by default.
+    public convenience init(
+        memoryCapacity: Int = 20 * 1024 * 1024,
+        diskCapacity: Int = 0,
+        directory: URL? = nil,
+        defaultPolicy: CachePolicy = .networkOnly
+    ) {
+        self.init(
+            memory: memoryCapacity > 0 ? MemoryCacheStorage(costLimit: memoryCapacity) : nil,
+            disk: diskCapacity > 0
+                ? DiskCacheStorage(directory: directory ?? DiskCacheStorage.defaultDirectory, byteLimit: diskCapacity)
+                : nil,
+            defaultPolicy: defaultPolicy
+        )
+    }
+
+    /// Creates a cache over storages of your own (any `CacheStorage`) and, for tests, a clock.
+    /// - Parameters:
+    ///   - memory: The memory level, `nil` for none.
+    ///   - disk: The disk level, `nil` for none.
     ///   - defaultPolicy: The policy of endpoints without a `.cache` tag; network only by default.
     ///   - now: The clock; the system's by default.
+    @_spi(ExecutorSupport)
     public init(
-        memory: (any CacheStorage)? = MemoryCacheStorage(),
-        disk: (any CacheStorage)? = nil,
+        memory: (any CacheStorage)?,
+        disk: (any CacheStorage)?,
         defaultPolicy: CachePolicy = .networkOnly,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -68,6 +99,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// The key of `request` under its policy; `nil` when it cannot be cached (a body that is not in memory).
+    @_spi(ExecutorSupport)
     public func key(for request: APIRequest) -> CacheKey? {
         HTTPCaching.key(for: request, policy: policy(for: request))?.key
     }

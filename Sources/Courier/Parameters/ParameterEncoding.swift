@@ -1,8 +1,7 @@
 import Foundation
 
-/// Where and how an endpoint's parameters are written into the request: a ``ParameterEncoder`` (query string,
-/// JSON, form, multipart, or your own), value options, and the names that go to the query string whatever the
-/// encoder.
+/// Where and how an endpoint's parameters are written into the request: the query string, a JSON, form or
+/// multipart body, value options, and the names that go to the query string whatever the encoding.
 ///
 /// Without an explicit choice an endpoint uses its method's `HTTPMethod.defaultEncoding`: the query
 /// string for `GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE`, `CONNECT`, a JSON body for the others.
@@ -16,12 +15,12 @@ import Foundation
 ///
 /// @POST("/upload", encoding: .multipart)                     // multipart/form-data, streamed
 /// static var upload: APIParameterBuilder<URL>? = .init { ["title": "Beach", "photo": .file($0)] }
-///
-/// @POST("/orders", encoding: ParameterEncoding(XMLParameterEncoder()))   // a format of your own
-/// static var order: APIParameterBuilder<Order>? = .init { $0 }
 /// ```
+///
+/// A format of your own: return the body from the builder (`.body(xml, contentType: "application/xml")`).
 public struct ParameterEncoding: Hashable, Sendable {
     /// Writes the parameters that no path placeholder and no query name took.
+    @_spi(ExecutorSupport)
     public let encoder: any ParameterEncoder
     /// How arrays, booleans, dates and nested values are written; `nil` uses the configuration's
     /// ``APIConfiguration/parameterOptions``.
@@ -31,6 +30,7 @@ public struct ParameterEncoding: Hashable, Sendable {
     public var queryNames: [String]
 
     /// Creates an encoding from an encoder and optional value options.
+    @_spi(ExecutorSupport)
     public init(_ encoder: some ParameterEncoder, options: ParameterEncodingOptions? = nil, queryNames: [String] = []) {
         self.encoder = encoder
         self.options = options

@@ -1,5 +1,5 @@
 /// Where flattened parameters go: `name=value` pairs, written by ``QueryEncoder`` into a query string or a form
-/// body, or kept as text by ``TextFieldCollector`` (multipart fields, ``EncodableParameters/textFields(_:)``).
+/// body, or kept as text by ``TextFieldCollector`` (multipart fields, `EncodableParameters.textFields(_:)`).
 ///
 /// The flattening — arrays, booleans, dates and `user[name]` nesting, by the options — is written once, in this
 /// protocol's extension; a writer only says how one pair is kept.

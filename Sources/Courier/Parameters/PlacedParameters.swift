@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parameters split into path values, query names and the rest, which the endpoint's ``ParameterEncoder`` writes.
+/// Parameters split into path values, query names and the rest, which the endpoint's `ParameterEncoder` writes.
 struct PlacedParameters {
     /// The text of each path placeholder, first value wins; a list, as templates have few placeholders.
     private var pathValues: [(name: String, text: String)] = []

@@ -42,14 +42,14 @@ public struct NextPage<Page>: Sendable {
     /// `.cursor(as: "cursor") { $0.nextCursor }`.
     public static func cursor(as name: String, _ cursor: @escaping @Sendable (Page) -> String?) -> NextPage {
         NextPage { page, sent in
-            guard let value = cursor(page.value), !value.isEmpty,
-                var components = URLComponents(url: sent.url, resolvingAgainstBaseURL: false)
-            else { return nil }
-            let encodedName = PercentEncoding.encode(name, allowing: .unreserved)
-            var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != encodedName }
-            items.append(URLQueryItem(name: encodedName, value: PercentEncoding.encode(value, allowing: .unreserved)))
-            components.percentEncodedQueryItems = items
-            guard let url = components.url else { return nil }
+            guard let value = cursor(page.value), !value.isEmpty else { return nil }
+            var query = EncodedQuery(sent.url)
+            query.items.removeAll { $0.decodedName == name }
+            query.items.append(
+                EncodedQuery.Item(
+                    name: Substring(PercentEncoding.encode(name, allowing: .unreserved)),
+                    value: Substring(PercentEncoding.encode(value, allowing: .unreserved))))
+            guard let url = query.replacingQuery(of: sent.url) else { return nil }
             var next = sent
             next.url = url
             return next

@@ -65,7 +65,7 @@ public struct APIRequest: Sendable {
 
     /// The query items of ``url``, in order, decoded.
     public var queryItems: [URLQueryItem] {
-        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        EncodedQuery(url).items.map { URLQueryItem(name: $0.decodedName, value: $0.decodedValue) }
     }
 
     /// The request as a `URLRequest`, with an in-memory body set as `httpBody`; a file, stream or multipart body

@@ -137,7 +137,7 @@ extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, Cu
 extension HTTPHeaders: CustomDebugStringConvertible, CustomReflectable {
     /// `[Name: value, …]` with the values of secret headers (see `SensitiveData`) masked.
     public var debugDescription: String {
-        "[" + fields.map(\.debugDescription).joined(separator: ", ") + "]"
+        "[" + fields.map(\.description).joined(separator: ", ") + "]"
     }
 
     /// A mirror of the fields, each with its value masked when the header is secret.
@@ -146,14 +146,11 @@ extension HTTPHeaders: CustomDebugStringConvertible, CustomReflectable {
     }
 }
 
-extension HTTPHeaders.Field: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension HTTPHeaders.Field: CustomStringConvertible, CustomReflectable {
     /// `Name: value`, with the value masked when the header is secret (see `SensitiveData`).
     public var description: String {
         "\(name): \(redactedValue)"
     }
-
-    /// The same text as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the name and the value, masked when the header is secret.
     public var customMirror: Mirror {
@@ -165,12 +162,9 @@ extension HTTPHeaders.Field: CustomStringConvertible, CustomDebugStringConvertib
     }
 }
 
-extension RequestBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension RequestBody: CustomStringConvertible, CustomReflectable {
     /// The size (`27 bytes`, `empty`), never the contents.
     public var description: String { Redactor.summary(ofBodyCount: count, contentType: nil) }
-
-    /// The same text as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the size only.
     public var customMirror: Mirror {
@@ -178,12 +172,9 @@ extension RequestBody: CustomStringConvertible, CustomDebugStringConvertible, Cu
     }
 }
 
-extension ResponseBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ResponseBody: CustomStringConvertible, CustomReflectable {
     /// The size (`1355 bytes`, `empty`), never the contents.
     public var description: String { Redactor.summary(ofBodyCount: data?.count, contentType: nil) }
-
-    /// The same text as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the size only.
     public var customMirror: Mirror {

@@ -151,12 +151,14 @@ struct Redactor {
         for field in request.headers where isSecret(field.name) {
             found += Self.pieces(ofHeaderValue: field.value)
         }
-        if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+        if request.url.absoluteString.contains("@"),
+            let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        {
             found += [components.percentEncodedUser, components.percentEncodedPassword].compactMap { $0 }
-            for item in components.percentEncodedQueryItems ?? [] {
-                if let value = item.value, isSecretKey(Self.decoded(item.name, plusAsSpace: false)) {
-                    found.append(value)
-                }
+        }
+        for item in EncodedQuery(request.url).items {
+            if let value = item.value, isSecretKey(item.decodedName) {
+                found.append(String(value))
             }
         }
         if let data = request.body.data, !data.isEmpty {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Courier
+@_spi(ExecutorSupport) @testable import Courier
 
 #if canImport(Glibc)
     import Glibc

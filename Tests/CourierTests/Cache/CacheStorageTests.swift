@@ -284,7 +284,8 @@ actor DictionaryStorage: CacheStorage {
     @Test func anotherStoragePlugsIn() async throws {
         let storage = DictionaryStorage()
         let server = NumberingServer()
-        let cache = ResponseCache(memory: storage, defaultPolicy: .cacheElseNetwork().with { $0.write = .memory })
+        let cache = ResponseCache(
+            memory: storage, disk: nil, defaultPolicy: .cacheElseNetwork().with { $0.write = .memory })
         let configuration = cachingConfiguration(server, cache: cache)
         let first: Numbered = try await GET<Void>("/items").request(using: configuration)
         let second: Numbered = try await GET<Void>("/items").request(using: configuration)

@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import Testing
 
@@ -127,7 +127,8 @@ import Testing
     @Test func theCachedValueComesFirstEvenWhenStaleThenTheNetworkValue() async throws {
         let clock = TestClock()
         let server = NumberingServer()
-        let configuration = cachingConfiguration(server, cache: ResponseCache(now: clock.now))
+        let configuration = cachingConfiguration(
+            server, cache: ResponseCache(memory: MemoryCacheStorage(), disk: nil, now: clock.now))
         let endpoint = GET<Void>("/items", tags: [.cache(Self.cacheThenNetwork)])
         _ = try await collect(endpoint.cacheThenNetwork(using: configuration))
         clock.advance(25)

@@ -160,7 +160,7 @@ func readmeStaticLet() throws {
 func show(_ update: CacheThenNetworkUpdate<Product>) {}
 
 @MainActor func readmeCaching() async throws {
-    APIConfiguration.default.cache = ResponseCache(disk: DiskCacheStorage())
+    APIConfiguration.default.cache = ResponseCache(diskCapacity: 100 * 1024 * 1024)
     let product: Product = try await Catalog.$product.request(with: 42)  // a second call sends nothing
     for try await update in Catalog.$product.cacheThenNetwork(with: 42) as CacheThenNetworkSequence<Product> {
         show(update)  // .cached(product, age:), then .network(product) or .networkFailed(error)
