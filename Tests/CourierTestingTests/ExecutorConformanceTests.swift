@@ -35,7 +35,8 @@ struct ExecutorConformanceTests {
             // Throws for every 4xx and 5xx, answers every request with one header and an empty body.
             let status = request.url.path.hasPrefix("/status/") ? Int(request.url.lastPathComponent) ?? 200 : 200
             if status >= 400 {
-                throw APIError(.unacceptableStatus(.init(statusCode: status)), endpoint: request.endpoint)
+                throw APIError(
+                    .unacceptableStatus(status >= 500 ? .serverError : .clientError), endpoint: request.endpoint)
             }
             return APIResponse(statusCode: status, headers: ["X-Multi": "first"], request: request)
         }

@@ -59,7 +59,7 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     }
 
     /// The encoding used when the endpoint does not choose one: the method's default.
-    public var effectiveEncoding: ParameterEncoding {
+    var effectiveEncoding: ParameterEncoding {
         storage.options.encoding ?? method.defaultEncoding
     }
 

@@ -2,21 +2,21 @@
 /// ``APIError/Reason/unacceptableStatus(_:)`` error.
 public struct AcceptableStatusCodes: Hashable, Sendable, ExpressibleByArrayLiteral {
     /// The accepted ranges of status codes.
-    public var ranges: [Range<Int>]
+    let ranges: [Range<Int>]
 
-    /// Accepts the codes in the given ranges.
-    public init(_ ranges: [Range<Int>]) {
+    /// Accepts the codes in the given ranges: `AcceptableStatusCodes(200..<400)`,
+    /// `AcceptableStatusCodes(200..<300, 304..<305)`.
+    public init(_ ranges: Range<Int>...) {
         self.ranges = ranges
     }
 
-    /// Accepts the codes in one range, for example `AcceptableStatusCodes(200..<400)`.
-    public init(_ range: Range<Int>) {
-        self.ranges = [range]
+    init(ranges: [Range<Int>]) {
+        self.ranges = ranges
     }
 
     /// Accepts the listed codes, for example `[200, 204, 304]`.
     public init(arrayLiteral elements: Int...) {
-        self.ranges = elements.map { $0..<($0 + 1) }
+        self.init(ranges: elements.map { $0..<($0 + 1) })
     }
 
     /// Whether `statusCode` is accepted.

@@ -30,7 +30,7 @@ extension APIError {
         public static let unexpected = StatusCategory(.unexpected)
 
         /// The category of `statusCode`.
-        public init(statusCode: Int) {
+        init(statusCode: Int) {
             switch statusCode {
             case 400: self = .badRequest
             case 401: self = .unauthorized

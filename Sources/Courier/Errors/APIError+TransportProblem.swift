@@ -61,7 +61,7 @@ extension APIError {
         }
 
         /// Classifies a `URLError`.
-        public init(_ error: URLError) {
+        init(_ error: URLError) {
             switch error.code {
             case .timedOut: self = .timedOut
             case .cancelled: self = .cancelled

@@ -10,8 +10,9 @@ import Foundation
 /// What is secret is decided by `SensitiveData`, the one definition every part of Courier uses: the
 /// credential headers, every header an auth plugin set (``APIRequest/sensitiveNames``), and headers,
 /// query names, form fields and JSON keys whose names say they are secret (`password`, `clientSecret`,
-/// `X-Auth-Token`, `filter[password]`, `profile.password`, …). ``Options/redactedHeaders`` and
-/// ``Options/redactedKeys`` add names of your own. Secret values are printed as `***` in every form: URL
+/// `X-Auth-Token`, `filter[password]`, `profile.password`, …). ``APIConfiguration/sensitiveNames`` adds names
+/// of your own (a header, a query item, a form field or a JSON key at any depth), for logs, caching and
+/// redirects alike. Secret values are printed as `***` in every form: URL
 /// (user and password too), headers, bodies and cURL. Every secret value of the request (a token, a cookie,
 /// an API key, a password sent in a form or JSON body) is also masked wherever it reappears, for example in
 /// a response body that echoes the request.
@@ -28,9 +29,8 @@ import Foundation
 /// ```
 ///
 /// ```swift
-/// var options = LoggingPlugin.Options(includeCURL: true)
-/// options.redactedKeys.insert("session")
-/// configuration.plugins.append(.logging(options) { line in logger.debug("\(line)") })
+/// configuration.sensitiveNames.insert("session")
+/// configuration.plugins.append(.logging(LoggingPlugin.Options(includeCURL: true)) { line in logger.debug("\(line)") })
 /// ```
 public struct LoggingPlugin: APIPlugin {
     /// What the plugin prints.
@@ -41,31 +41,19 @@ public struct LoggingPlugin: APIPlugin {
         public var includeHeaders: Bool
         /// Print each request as a `curl` command line, redacted.
         public var includeCURL: Bool
-        /// Headers whose values are never printed, besides every header `SensitiveData` says is secret
-        /// (those are always redacted, whatever this set holds). JSON keys with these names are masked too.
-        public var redactedHeaders: Set<HTTPHeaderName>
-        /// Query items and body keys (form fields, JSON object keys at any depth) whose values are never
-        /// printed, besides every name `SensitiveData` says is secret. Compared like those: ignoring case,
-        /// `_`, `-` and `.`, and matching any part of a nested key (`sig` matches `params[sig]`).
-        public var redactedKeys: Set<String>
         /// The longest body excerpt printed, and the longest body the cURL command inlines, in bytes.
         public var maxBodyBytes: Int
 
-        /// Creates options; by default one line per request and per response, nothing else, and no names to
-        /// redact beyond those `SensitiveData` always redacts.
+        /// Creates options; by default one line per request and per response, nothing else.
         public init(
             includeBodies: Bool = false,
             includeHeaders: Bool = false,
             includeCURL: Bool = false,
-            redactedHeaders: Set<HTTPHeaderName> = [],
-            redactedKeys: Set<String> = [],
             maxBodyBytes: Int = 2048
         ) {
             self.includeBodies = includeBodies
             self.includeHeaders = includeHeaders
             self.includeCURL = includeCURL
-            self.redactedHeaders = redactedHeaders
-            self.redactedKeys = redactedKeys
             self.maxBodyBytes = maxBodyBytes
         }
     }
@@ -93,8 +81,7 @@ public struct LoggingPlugin: APIPlugin {
         // The one-line form prints URLs only, redacted by name: the request's secret values (which cost a
         // parse of the body to find) are needed when headers, bodies or cURL are printed.
         let redactor = Redactor(
-            request: request, additionalHeaders: options.redactedHeaders, additionalKeys: options.redactedKeys,
-            collectingSecrets: options.includeHeaders || options.includeBodies || options.includeCURL)
+            request: request, collectingSecrets: options.includeHeaders || options.includeBodies || options.includeCURL)
         let url = redactor.url(request.url)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }

@@ -24,7 +24,7 @@ import Foundation
 /// unless it ends with one of these words (`pagetoken`, `nexttoken`, `continuationtoken`: pagination
 /// cursors such as `nextPageToken`; `allowcredentials`: the CORS flag `Access-Control-Allow-Credentials`). Whole words only: `author`, `authority`, `tokenizer`, `token_type`,
 /// `max_tokens`, `secretary`, `publicKey` and `key` are not secret. Add names of your own with
-/// ``APIConfiguration/sensitiveNames`` (headers) or ``LoggingPlugin/Options/redactedKeys``.
+/// ``APIConfiguration/sensitiveNames``.
 ///
 /// A nested key is secret when any of its parts is, or when the parts run together are: `profile[password]`,
 /// `filter[password]`, `profile.password` and `user[api][key]` are secret, and so is everything below a secret

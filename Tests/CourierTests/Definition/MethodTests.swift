@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 enum PurgeMethod: HTTPMethodMarker {
     static let method: HTTPMethod = "PURGE"

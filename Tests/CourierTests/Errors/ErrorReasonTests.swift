@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// The reason types are structs with static members, not enums, so that Courier can add a reason without
 /// breaking a user's `switch`: a `switch` over them needs a `default:` (the compiler cannot prove it

@@ -58,8 +58,9 @@ struct TransportIntegrationTests {
         #expect(error.reason == .transport(.timedOut))
         #expect(error.underlyingError is URLError)
         #expect(elapsed >= source.timeout - .milliseconds(50))
-        // Well before httpbin's 10 s answer (a generous bound for a loaded machine; an unenforced timeout succeeds).
-        #expect(elapsed < source.timeout + .seconds(6), "timed out after \(elapsed)")
+        // Before httpbin's 10 s answer: the bound is the server's, not the timeout plus a slack (a 2-core machine busy
+        // with builds was seen to end a 0.5 s timeout after 7.5 s); an unenforced timeout succeeds and fails above.
+        #expect(elapsed < .seconds(10), "timed out after \(elapsed)")
         #expect(error.description.hasPrefix("GET /delay/{seconds}: the request timed out"))
     }
 

@@ -18,14 +18,19 @@ import Testing
         "/profile"
     )
 
-    func run(_ options: LoggingPlugin.Options, status: Int = 200) async throws -> [String] {
+    func run(
+        _ options: LoggingPlugin.Options, status: Int = 200, sensitiveNames: Set<HTTPHeaderName> = []
+    ) async throws -> [String] {
         let lines = Locked<[String]>([])
         let stub = StubExecutor(
             statusCode: status,
             body: Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8),
             headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]
         )
-        var configuration = testConfiguration.with { $0.executor = stub }
+        var configuration = testConfiguration.with {
+            $0.executor = stub
+            $0.sensitiveNames.formUnion(sensitiveNames)
+        }
         configuration.plugins = [.apiKey("k3y-value", queryItem: "api_key"), .bearer("s3cr3t-token")]
         configuration.plugins.append(.logging(options) { line in lines.withLock { $0.append(line) } })
         _ = try? await Self.login.request(with: (user: "ann", password: "pa55word"), using: configuration)
@@ -42,9 +47,8 @@ import Testing
     }
 
     @Test func everyFormRedactsEverySecret() async throws {
-        var options = LoggingPlugin.Options(includeBodies: true, includeHeaders: true, includeCURL: true)
-        options.redactedHeaders.insert("X-Custom-Secret")
-        let lines = try await run(options)
+        let options = LoggingPlugin.Options(includeBodies: true, includeHeaders: true, includeCURL: true)
+        let lines = try await run(options, sensitiveNames: ["X-Custom-Secret"])
         let output = lines.joined(separator: "\n")
         for secret in Self.secrets {
             #expect(!output.contains(secret), "\(secret) leaked")
@@ -74,10 +78,11 @@ import Testing
 
     @Test func userAddedQueryKeysAreRedacted() async throws {
         let lines = Locked<[String]>([])
-        var options = LoggingPlugin.Options()
-        options.redactedKeys.insert("sig")
-        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
-        configuration.plugins = [.logging(options) { line in lines.withLock { $0.append(line) } }]
+        var configuration = testConfiguration.with {
+            $0.executor = StubExecutor(statusCode: 200)
+            $0.sensitiveNames.insert("sig")
+        }
+        configuration.plugins = [.logging(LoggingPlugin.Options()) { line in lines.withLock { $0.append(line) } }]
         try await GET<Void>("/files?sig=abc123&name=x").request(using: configuration)
         #expect(lines.current.first == "→ GET https://api.example.com/v2/files?sig=***&name=x")
     }
