@@ -13,7 +13,7 @@ import Foundation
 /// The default policy reads from the network only and writes nothing: a cache is opt-in.
 public struct CachePolicy: Sendable {
     /// Where a call looks for its response.
-    public enum ReadMode: Sendable, Hashable, CustomStringConvertible {
+    public enum ReadMode: Sendable, Hashable {
         /// The network only: the cache is never read (the default). Responses are still written when
         /// the write mode says so.
         case networkOnly
@@ -27,16 +27,6 @@ public struct CachePolicy: Sendable {
         /// ``API/cacheThenNetwork(with:using:decoder:)`` call form delivers both; `request(with:)`
         /// returns the network's.
         case cacheThenNetwork
-
-        /// The mode's name.
-        public var description: String {
-            switch self {
-            case .networkOnly: "networkOnly"
-            case .cacheElseNetwork: "cacheElseNetwork"
-            case .cacheOnly: "cacheOnly"
-            case .cacheThenNetwork: "cacheThenNetwork"
-            }
-        }
     }
 
     /// Where a response is written: a set of levels.
