@@ -72,8 +72,11 @@ enum Swagger2Converter {
                         ? "multipart/form-data" : "application/x-www-form-urlencoded"
                     var schema = members(["type": .string("object"), "properties": .object(formProperties)])
                     if !formRequired.isEmpty { schema["required"] = .array(formRequired) }
-                    newOperation["requestBody"] = .object(
-                        members(["content": .object(members([type: .object(members(["schema": .object(schema)]))]))]))
+                    var body = members([
+                        "content": .object(members([type: .object(members(["schema": .object(schema)]))]))
+                    ])
+                    if !formRequired.isEmpty { body["required"] = .bool(true) }
+                    newOperation["requestBody"] = .object(body)
                 }
                 newOperation["parameters"] = parameters.isEmpty ? nil : .array(parameters)
                 newOperation["consumes"] = nil
