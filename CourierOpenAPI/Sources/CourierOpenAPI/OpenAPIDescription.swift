@@ -25,6 +25,9 @@ public struct OpenAPIDescription: Sendable {
     /// The operations in document order (paths, then methods in the order the document lists them).
     let operations: [Operation]
 
+    /// The document as OpenAPI 3.x JSON (Swagger 2.0 converted, YAML written as JSON), keys in document order.
+    public var json: String { root.jsonText }
+
     /// Reads a description from a file.
     public init(contentsOf url: URL) throws(DescriptionError) {
         let data: Data

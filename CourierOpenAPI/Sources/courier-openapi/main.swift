@@ -8,7 +8,7 @@ struct CourierOpenAPICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-openapi",
         abstract: "Imports an OpenAPI description into a Courier address book, and checks a book against it.",
-        subcommands: [Generate.self, Check.self]
+        subcommands: [Generate.self, Check.self, Normalize.self]
     )
 }
 
@@ -58,5 +58,18 @@ struct Check: ParsableCommand {
         for finding in report.findings { print(finding) }
         print(report.summary)
         if report.hasDrift { throw ExitCode(1) }
+    }
+}
+
+/// `courier-openapi normalize DESCRIPTION`.
+struct Normalize: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints the description as OpenAPI 3.x JSON (Swagger 2.0 converted), for tools that read JSON only.")
+
+    @Argument(help: "The OpenAPI 3.0 / 3.1 or Swagger 2.0 description, JSON or YAML.")
+    var description: String
+
+    func run() throws {
+        print(try OpenAPIDescription(contentsOf: URL(fileURLWithPath: description)).json)
     }
 }
