@@ -53,6 +53,7 @@ struct EndpointWriter {
                     optional: !parameter.required || ModelGenerator.isNullable(parameter.schema), parameter: parameter))
         }
         var bodyKind: BodyKind?
+        var skippedBody: String?
         if let body = operation.body {
             let kind = BodyKind(body)
             let type: String
@@ -63,8 +64,15 @@ struct EndpointWriter {
             }
             // A body that is the only value is always sent: an optional model would be sent as `null`.
             let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
-            slots.append(Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
-            bodyKind = kind
+            let named = slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
+            if kind.isModel, named, models.properties[type] == nil {
+                // Path or query values go by name, and a body that is not an object with properties has none to
+                // send beside them: the endpoint takes no body rather than one it would drop.
+                skippedBody = type
+            } else {
+                slots.append(Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
+                bodyKind = kind
+            }
         }
 
         // The parameter type and how the builder reaches each value.
@@ -95,7 +103,6 @@ struct EndpointWriter {
         let named = slots.filter { $0.parameter?.location == .path || $0.parameter?.location == .query }
         var entries = named.compactMap { slot in slot.parameter.map { "\(JSONNode.quoted($0.name)): \(slot.access)" } }
         var builder: String?
-        var skippedBody: String?
         let bodySlot = slots.first { $0.parameter == nil }
         if let bodySlot, let bodyKind {
             switch bodyKind {
@@ -107,11 +114,11 @@ struct EndpointWriter {
             case .json, .form, .multipart:
                 if named.isEmpty {
                     builder = bodySlot.access
-                } else if let properties = models.properties[bodySlot.type] {
-                    let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
-                    entries += properties.map { "\(JSONNode.quoted($0.json)): \(chain)\(SwiftNames.escaped($0.swift))" }
                 } else {
-                    skippedBody = bodySlot.type
+                    let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
+                    entries += (models.properties[bodySlot.type] ?? []).map {
+                        "\(JSONNode.quoted($0.json)): \(chain)\(SwiftNames.escaped($0.swift))"
+                    }
                 }
             }
         }
@@ -146,8 +153,8 @@ struct EndpointWriter {
         var code = docs(operation, indent: "    ")
         if let skippedBody {
             code +=
-                "    // courier-openapi: the \(skippedBody) request body cannot be sent with path or query values by name;\n"
-            code += "    // send it with `.data(…, parameters:)` or spread its members.\n"
+                "    // courier-openapi: the \(skippedBody) request body is left out: it has no members to send by name beside\n"
+            code += "    // the path and query values; send it yourself with `.data(…, parameters:)`.\n"
         }
         if operation.deprecated { code += "    @available(*, deprecated)\n" }
         let attribute = "    @\(operation.method)(\(arguments.joined(separator: ", ")))"

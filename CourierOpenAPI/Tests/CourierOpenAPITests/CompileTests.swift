@@ -22,6 +22,22 @@ import Testing
                 try Data(text.utf8).write(to: folder.appendingPathComponent(name))
             }
         }
+        // The call sites the OpenAPI article shows (Sources/Courier/Courier.docc/OpenAPI.md) compile as written.
+        let callSites = """
+            import Courier
+
+            @MainActor func articleCallSites() async throws {
+                let configuration = APIConfiguration.swaggerPetstoreOpenAPI30()
+                try await APIConfiguration.withCurrent(configuration) { () async throws(APIError) in
+                    let pet = try await PetAPI.getPetById(petId: 1)
+                    let pets = try await PetAPI.findPetsByStatus(status: .available)
+                    let added = try await PetAPI.addPet(body: Pet(name: "Rex", photoUrls: []))
+                    _ = (pet, pets, added)
+                }
+            }
+
+            """
+        try Data(callSites.utf8).write(to: scratch.appendingPathComponent("Sources/PetStore/ArticleCallSites.swift"))
         let modules = Self.fixtures.values.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
         let manifest = """
             // swift-tools-version: 6.1

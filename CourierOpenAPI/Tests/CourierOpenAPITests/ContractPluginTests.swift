@@ -137,11 +137,3 @@ final class LockedLines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { stored.append(line) } }
     var lines: [String] { lock.withLock { stored } }
 }
-
-extension APIConfiguration {
-    fileprivate func with(_ change: (inout APIConfiguration) -> Void) -> APIConfiguration {
-        var copy = self
-        change(&copy)
-        return copy
-    }
-}

@@ -130,6 +130,30 @@ import Testing
         #expect(book.contains("static var getThing2:"))
     }
 
+    @Test func aBodyWithoutMembersBesidePathValuesIsLeftOutNotDropped() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /cards/{id}:
+                    post:
+                      operationId: moveCard
+                      parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]
+                      requestBody:
+                        required: true
+                        content:
+                          application/json:
+                            schema: { oneOf: [{ type: string }, { type: integer }] }
+                      responses: { "204": { description: moved } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        // The caller cannot pass a body the builder would not send.
+        #expect(book.contains("static var moveCard: APIParameterBuilder<Int>? = .init { [\"id\": $0] }"))
+        #expect(book.contains("static func moveCard(id: Int) async throws(APIError) {"))
+        #expect(book.contains("// courier-openapi: the MoveCardRequest request body is left out"))
+    }
+
     @Test func anInvalidDescriptionIsATypedError() throws {
         #expect(throws: DescriptionError.self) {
             try Support.description(
