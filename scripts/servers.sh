@@ -362,7 +362,24 @@ courier_nginx_stop() {
 }
 
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
+# courier_openapiserver_start DESCRIPTION_JSON: the OpenAPI mock server (scripts/servers/openapiserver.py) for
+# one OpenAPI 3.x JSON description: it serves it at /openapi.json and answers every operation after checking the
+# request against it. COURIER_OPENAPI_URL.
+courier_openapiserver_start() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_start_env openapiserver COURIER_OPENAPI_PID "$root/.build/openapiserver.env" - \
+        "$(_courier_python)" "$root/scripts/servers/openapiserver.py" --description "$1" \
+        --env-file "$root/.build/openapiserver.env"
+}
+
+courier_openapiserver_stop() {
+    _courier_stop "${COURIER_OPENAPI_PID:-}" 5
+    unset COURIER_OPENAPI_PID COURIER_OPENAPI_URL
+}
+
 courier_servers_stop() {
+    courier_openapiserver_stop
     courier_nginx_stop
     courier_sseserver_stop
     courier_sinkserver_stop

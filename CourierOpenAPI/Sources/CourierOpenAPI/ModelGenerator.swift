@@ -1,0 +1,341 @@
+/// Writes the Swift models of a description's schemas: structs for objects, enums for string enums (with a case
+/// for values the description does not list) and for `oneOf`/`anyOf`, `allOf` merged into one struct,
+/// dictionaries for `additionalProperties`, typealiases for the rest. Inline schemas that need a type of their
+/// own are named after where they appear (`CreatePetRequest`, `PetOwner`).
+struct ModelGenerator {
+    let description: OpenAPIDescription
+    /// The type namespace: books, component models, inline models and parameter structs.
+    var names: NameScope
+    /// Component schema reference (`#/components/schemas/Pet`) → Swift type name.
+    private(set) var componentNames: [String: String] = [:]
+    /// Declarations in the order they were made.
+    private(set) var declarations: [String] = []
+    /// A struct's properties as (JSON name, Swift name), for spreading a body model into named parameters.
+    private(set) var properties: [String: [(json: String, swift: String)]] = [:]
+    /// The generated string enums (their `rawValue` is the text to send).
+    private(set) var stringEnums: Set<String> = []
+    private(set) var needsJSONValue = false
+    private var declared: Set<String> = []
+
+    init(description: OpenAPIDescription, names: NameScope) {
+        self.description = description
+        self.names = names
+        for (key, _) in description.root["components"]?["schemas"]?.pairs ?? [] {
+            componentNames["#/components/schemas/\(key)"] = self.names.claim(SwiftNames.typeName(key))
+        }
+    }
+
+    /// Declares every component schema, in document order.
+    mutating func declareComponents() {
+        for (key, schema) in description.root["components"]?["schemas"]?.pairs ?? [] {
+            guard let name = componentNames["#/components/schemas/\(key)"] else { continue }
+            declare(name, schema)
+        }
+    }
+
+    // MARK: - Types
+
+    /// The Swift type of a schema, declaring a model named `suggestedName` when the schema needs one.
+    /// Optionality (not required, nullable) is the caller's.
+    mutating func swiftType(_ schema: JSONNode, suggestedName: String) -> String {
+        if let reference = schema["$ref"]?.string {
+            if let name = componentNames[reference] { return name }
+            return swiftType(description.resolve(schema), suggestedName: suggestedName)
+        }
+        if let composed = schema["allOf"]?.array, composed.count == 1, schema["properties"] == nil {
+            return swiftType(composed[0], suggestedName: suggestedName)
+        }
+        if needsDeclaration(schema) {
+            let name = names.claim(suggestedName)
+            declare(name, schema)
+            return name
+        }
+        return primitiveType(schema, suggestedName: suggestedName)
+    }
+
+    static func isNullable(_ schema: JSONNode) -> Bool {
+        if schema["nullable"]?.bool == true { return true }
+        if let types = schema["type"]?.array, types.contains(.string("null")) { return true }
+        for key in ["oneOf", "anyOf"]
+        where schema[key]?.array?.contains(where: { $0["type"]?.string == "null" }) == true {
+            return true
+        }
+        return false
+    }
+
+    /// The schema's `type`, the non-null one of a 3.1 type list.
+    static func type(of schema: JSONNode) -> String? {
+        if let type = schema["type"]?.string { return type }
+        return schema["type"]?.array?.compactMap(\.string).first { $0 != "null" }
+    }
+
+    private func needsDeclaration(_ schema: JSONNode) -> Bool {
+        if schema["properties"] != nil || schema["allOf"] != nil { return true }
+        if unionMembers(schema) != nil { return true }
+        return Self.type(of: schema) == "string" && schema["enum"]?.array != nil
+    }
+
+    private mutating func primitiveType(_ schema: JSONNode, suggestedName: String) -> String {
+        let format = schema["format"]?.string
+        switch Self.type(of: schema) {
+        case "string":
+            switch format {
+            case "date-time": return "Date"
+            case "uuid": return "UUID"
+            case "binary", "byte": return "Data"
+            default: return "String"
+            }
+        case "integer":
+            switch format {
+            case "int32": return "Int32"
+            case "int64": return "Int64"
+            default: return "Int"
+            }
+        case "number": return format == "float" ? "Float" : "Double"
+        case "boolean": return "Bool"
+        case "array":
+            let items = schema["items"] ?? .object(.init())
+            return "[\(swiftType(items, suggestedName: suggestedName + "Item"))]"
+        case "object", nil:
+            if let additional = schema["additionalProperties"], additional.members != nil,
+                additional.pairs.isEmpty == false
+            {
+                return "[String: \(swiftType(additional, suggestedName: suggestedName + "Value"))]"
+            }
+            if Self.type(of: schema) == "object" || schema.pairs.isEmpty || schema["additionalProperties"] != nil {
+                needsJSONValue = true
+                return Self.type(of: schema) == "object" ? "[String: JSONValue]" : "JSONValue"
+            }
+            needsJSONValue = true
+            return "JSONValue"
+        default:
+            needsJSONValue = true
+            return "JSONValue"
+        }
+    }
+
+    // MARK: - Declarations
+
+    private mutating func declare(_ name: String, _ schema: JSONNode) {
+        guard declared.insert(name).inserted else { return }
+        let doc = Self.docComment(schema["description"]?.string ?? schema["title"]?.string, indent: "")
+        if Self.type(of: schema) == "string", let values = schema["enum"]?.array {
+            declarations.append(doc + stringEnum(name, values.compactMap(\.string)))
+            stringEnums.insert(name)
+        } else if let members = unionMembers(schema) {
+            declarations.append(doc + union(name, schema, members))
+        } else if schema["properties"] != nil || schema["allOf"] != nil {
+            let (properties, required) = mergedProperties(schema, depth: 0)
+            if properties.isEmpty {
+                needsJSONValue = true
+                declarations.append(doc + "typealias \(name) = [String: JSONValue]\n")
+            } else {
+                declarations.append(doc + structure(name, properties, required))
+            }
+        } else {
+            let type = primitiveType(schema, suggestedName: name + "Element")
+            declarations.append(doc + "typealias \(name) = \(type)\n")
+        }
+    }
+
+    private func unionMembers(_ schema: JSONNode) -> [JSONNode]? {
+        guard let members = schema["oneOf"]?.array ?? schema["anyOf"]?.array else { return nil }
+        let nonNull = members.filter { $0["type"]?.string != "null" }
+        return nonNull.isEmpty ? nil : nonNull
+    }
+
+    /// The properties of an object schema with those of its `allOf` members merged in, in order.
+    private func mergedProperties(_ schema: JSONNode, depth: Int) -> ([(String, JSONNode)], Set<String>) {
+        var properties: [(String, JSONNode)] = []
+        var required = Set((schema["required"]?.array ?? []).compactMap(\.string))
+        guard depth < 32 else { return (properties, required) }
+        for member in schema["allOf"]?.array ?? [] {
+            let (memberProperties, memberRequired) = mergedProperties(description.resolve(member), depth: depth + 1)
+            for property in memberProperties where !properties.contains(where: { $0.0 == property.0 }) {
+                properties.append(property)
+            }
+            required.formUnion(memberRequired)
+        }
+        for (key, value) in schema["properties"]?.pairs ?? [] {
+            properties.removeAll { $0.0 == key }
+            properties.append((key, value))
+        }
+        return (properties, required)
+    }
+
+    private mutating func structure(
+        _ name: String, _ properties: [(String, JSONNode)], _ required: Set<String>
+    ) -> String {
+        var scope = NameScope()
+        var lines: [String] = []
+        var keys: [(json: String, swift: String)] = []
+        for (key, schema) in properties {
+            let member = scope.claim(SwiftNames.memberName(key))
+            keys.append((key, member))
+            var type = swiftType(schema, suggestedName: name + SwiftNames.typeName(key))
+            if !required.contains(key) || Self.isNullable(schema) || Self.isNullable(description.resolve(schema)) {
+                type += "?"
+            }
+            lines.append(Self.docComment(description.resolve(schema)["description"]?.string, indent: "    "))
+            lines.append("    var \(SwiftNames.escaped(member)): \(type)\n")
+        }
+        self.properties[name] = keys
+        var code = "struct \(name): Codable, Hashable, Sendable {\n" + lines.joined()
+        if keys.contains(where: { $0.json != $0.swift }) {
+            code += "\n    enum CodingKeys: String, CodingKey {\n"
+            for key in keys {
+                code +=
+                    key.json == key.swift
+                    ? "        case \(SwiftNames.escaped(key.swift))\n"
+                    : "        case \(SwiftNames.escaped(key.swift)) = \(JSONNode.quoted(key.json))\n"
+            }
+            code += "    }\n"
+        }
+        return code + "}\n"
+    }
+
+    private func stringEnum(_ name: String, _ values: [String]) -> String {
+        var scope = NameScope(reserved: ["unknown", "rawValue"])
+        let cases = values.map { (value: $0, name: scope.claim(SwiftNames.memberName($0.isEmpty ? "empty" : $0))) }
+        var code = "enum \(name): Codable, Hashable, Sendable {\n"
+        for item in cases { code += "    case \(SwiftNames.escaped(item.name))\n" }
+        code += "    /// A value this version of the description does not list.\n    case unknown(String)\n\n"
+        code += "    /// The value as the server writes it.\n    var rawValue: String {\n        switch self {\n"
+        for item in cases { code += "        case .\(SwiftNames.escaped(item.name)): \(JSONNode.quoted(item.value))\n" }
+        code += "        case .unknown(let value): value\n        }\n    }\n\n"
+        code += "    init(from decoder: any Decoder) throws {\n"
+        code += "        let value = try decoder.singleValueContainer().decode(String.self)\n"
+        code += "        switch value {\n"
+        for item in cases {
+            code += "        case \(JSONNode.quoted(item.value)): self = .\(SwiftNames.escaped(item.name))\n"
+        }
+        code += "        default: self = .unknown(value)\n        }\n    }\n\n"
+        code += "    func encode(to encoder: any Encoder) throws {\n"
+        code +=
+            "        var container = encoder.singleValueContainer()\n        try container.encode(rawValue)\n    }\n}\n"
+        return code
+    }
+
+    private mutating func union(_ name: String, _ schema: JSONNode, _ members: [JSONNode]) -> String {
+        var scope = NameScope()
+        var cases: [(name: String, type: String, member: JSONNode)] = []
+        for (index, member) in members.enumerated() {
+            let type = swiftType(member, suggestedName: name + "Case\(index + 1)")
+            let caseName = scope.claim(SwiftNames.memberName(type.filter { $0.isLetter || $0.isNumber }))
+            cases.append((caseName, type, member))
+        }
+        var code = "enum \(name): Codable, Hashable, Sendable {\n"
+        for item in cases { code += "    case \(SwiftNames.escaped(item.name))(\(item.type))\n" }
+        code += "\n    init(from decoder: any Decoder) throws {\n"
+        if let discriminator = schema["discriminator"], let property = discriminator["propertyName"]?.string {
+            var mapping: [String: [String]] = [:]
+            for (value, target) in discriminator["mapping"]?.pairs ?? [] {
+                if let reference = target.string { mapping[reference, default: []].append(value) }
+            }
+            code += "        let container = try decoder.container(keyedBy: DiscriminatorKey.self)\n"
+            code += "        let kind = try container.decode(String.self, forKey: .kind)\n"
+            code += "        switch kind {\n"
+            for item in cases {
+                var values = item.member["$ref"]?.string.flatMap { mapping[$0] } ?? []
+                if values.isEmpty, let reference = item.member["$ref"]?.string,
+                    let last = reference.split(separator: "/").last
+                {
+                    values = [String(last)]
+                }
+                guard !values.isEmpty else { continue }
+                code += "        case \(values.map(JSONNode.quoted).joined(separator: ", ")):"
+                code += " self = .\(SwiftNames.escaped(item.name))(try \(item.type)(from: decoder))\n"
+            }
+            code += "        default:\n            throw DecodingError.dataCorruptedError(\n"
+            code +=
+                "                forKey: .kind, in: container, debugDescription: \"unknown \(property) \\(kind)\")\n"
+            code += "        }\n    }\n"
+            code +=
+                "\n    private enum DiscriminatorKey: String, CodingKey {\n        case kind = \(JSONNode.quoted(property))\n    }\n"
+        } else {
+            for item in cases {
+                code += "        if let value = try? \(item.type)(from: decoder) {\n"
+                code += "            self = .\(SwiftNames.escaped(item.name))(value)\n            return\n        }\n"
+            }
+            code += "        throw DecodingError.dataCorrupted(\n"
+            code +=
+                "            .init(codingPath: decoder.codingPath, debugDescription: \"no member of \(name) matches\"))\n"
+            code += "    }\n"
+        }
+        code += "\n    func encode(to encoder: any Encoder) throws {\n        switch self {\n"
+        for item in cases {
+            code += "        case .\(SwiftNames.escaped(item.name))(let value): try value.encode(to: encoder)\n"
+        }
+        code += "        }\n    }\n}\n"
+        return code
+    }
+
+    static func docComment(_ text: String?, indent: String) -> String {
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return "" }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .map { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return "\(indent)///\n" }
+            return wrap(trimmed, width: 120 - indent.count - 4).map { "\(indent)/// \($0)\n" }.joined()
+        }.joined()
+    }
+
+    /// Splits a line at spaces so that no piece is longer than `width` (a single longer word stays whole).
+    static func wrap(_ line: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in line.split(separator: " ") {
+            if !current.isEmpty, current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += current.isEmpty ? String(word) : " " + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+
+    static let jsonValue = """
+        /// Any JSON value, for schemas that allow anything.
+        enum JSONValue: Codable, Hashable, Sendable {
+            case null
+            case bool(Bool)
+            case number(Double)
+            case string(String)
+            case array([JSONValue])
+            case object([String: JSONValue])
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if container.decodeNil() {
+                    self = .null
+                } else if let value = try? container.decode(Bool.self) {
+                    self = .bool(value)
+                } else if let value = try? container.decode(Double.self) {
+                    self = .number(value)
+                } else if let value = try? container.decode(String.self) {
+                    self = .string(value)
+                } else if let value = try? container.decode([JSONValue].self) {
+                    self = .array(value)
+                } else {
+                    self = .object(try container.decode([String: JSONValue].self))
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .null: try container.encodeNil()
+                case .bool(let value): try container.encode(value)
+                case .number(let value): try container.encode(value)
+                case .string(let value): try container.encode(value)
+                case .array(let value): try container.encode(value)
+                case .object(let value): try container.encode(value)
+                }
+            }
+        }
+
+        """
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Checks a JSON value against a schema of the description: types, required properties, enums, formats,
+/// `allOf` / `oneOf` / `anyOf`, `nullable`, `additionalProperties: false`. Each problem is a (location, rule,
+/// message); locations read like `body.pets[0].id`.
+struct SchemaValidator {
+    let description: OpenAPIDescription
+
+    struct Problem: Sendable, Equatable {
+        var location: String
+        var rule: String
+        var message: String
+    }
+
+    func validate(_ value: JSONNode, against raw: JSONNode, at location: String, depth: Int = 0) -> [Problem] {
+        let schema = description.resolve(raw)
+        guard depth < JSONNode.maximumDepth else { return [] }
+        if value == .null {
+            if ModelGenerator.isNullable(schema) || schema.pairs.isEmpty { return [] }
+            return [Problem(location: location, rule: "type", message: "null where the schema allows no null")]
+        }
+        var problems: [Problem] = []
+        for member in schema["allOf"]?.array ?? [] {
+            problems += validate(value, against: member, at: location, depth: depth + 1)
+        }
+        if let members = schema["oneOf"]?.array ?? schema["anyOf"]?.array {
+            let matches = members.contains { validate(value, against: $0, at: location, depth: depth + 1).isEmpty }
+            if !matches {
+                problems.append(
+                    Problem(location: location, rule: "oneOf", message: "matches none of the schema's alternatives"))
+            }
+        }
+        let type = ModelGenerator.type(of: schema) ?? (schema["properties"] != nil ? "object" : nil)
+        switch (type, value) {
+        case (nil, _): break
+        case ("string", .string(let text)):
+            problems += string(text, schema, at: location)
+        case ("integer", .integer(let number)):
+            if schema["format"]?.string == "int32", Int32(exactly: number) == nil {
+                problems.append(Problem(location: location, rule: "format", message: "\(number) is not an int32"))
+            }
+            problems += enumeration(value, schema, at: location)
+        case ("integer", .number(let number)) where number.rounded() == number: break
+        case ("number", .integer), ("number", .number): problems += enumeration(value, schema, at: location)
+        case ("boolean", .bool): break
+        case ("array", .array(let elements)):
+            let items = schema["items"] ?? .object(.init())
+            for (index, element) in elements.enumerated() {
+                problems += validate(element, against: items, at: "\(location)[\(index)]", depth: depth + 1)
+            }
+        case ("object", .object(let members)):
+            problems += object(members, schema, at: location, depth: depth)
+        default:
+            problems.append(
+                Problem(
+                    location: location, rule: "type",
+                    message: "\(Self.kind(of: value)) where the schema wants \(type ?? "")"))
+        }
+        return problems
+    }
+
+    private func string(_ text: String, _ schema: JSONNode, at location: String) -> [Problem] {
+        var problems = enumeration(.string(text), schema, at: location)
+        let valid: Bool
+        switch schema["format"]?.string {
+        case "date-time": valid = Self.isDateTime(text)
+        case "date": valid = text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil
+        case "uuid": valid = UUID(uuidString: text) != nil
+        default: valid = true
+        }
+        if !valid, let format = schema["format"]?.string {
+            problems.append(Problem(location: location, rule: "format", message: "\"\(text)\" is not a \(format)"))
+        }
+        return problems
+    }
+
+    private func enumeration(_ value: JSONNode, _ schema: JSONNode, at location: String) -> [Problem] {
+        guard let values = schema["enum"]?.array, !values.contains(value) else { return [] }
+        if case .integer(let number) = value, values.contains(.number(Double(number))) { return [] }
+        return [
+            Problem(
+                location: location, rule: "enum",
+                message: "\(value.jsonText) is not one of \(JSONNode.array(values).jsonText)")
+        ]
+    }
+
+    private func object(_ members: JSONNode.Members, _ schema: JSONNode, at location: String, depth: Int) -> [Problem] {
+        var problems: [Problem] = []
+        for name in (schema["required"]?.array ?? []).compactMap(\.string) where members[name] == nil {
+            problems.append(
+                Problem(location: "\(location).\(name)", rule: "required", message: "the required property is missing"))
+        }
+        let properties = schema["properties"]
+        for (name, value) in members.pairs {
+            if let property = properties?[name] {
+                problems += validate(value, against: property, at: "\(location).\(name)", depth: depth + 1)
+            } else if let additional = schema["additionalProperties"] {
+                if additional == .bool(false) {
+                    problems.append(
+                        Problem(
+                            location: "\(location).\(name)", rule: "additionalProperties",
+                            message: "the schema has no such property"))
+                } else if additional.members != nil {
+                    problems += validate(value, against: additional, at: "\(location).\(name)", depth: depth + 1)
+                }
+            }
+        }
+        return problems
+    }
+
+    static func kind(of value: JSONNode) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer: "an integer"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    static func isDateTime(_ text: String) -> Bool {
+        text.wholeMatch(of: /\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})/) != nil
+    }
+
+    /// A parameter's text (query item, header, path segment) as the JSON value its schema describes, so that the
+    /// same validation applies: `"12"` is an integer for an integer schema, `"a,b"` an array when not exploded.
+    func typed(_ texts: [String], for raw: JSONNode, explode: Bool) -> JSONNode {
+        let schema = description.resolve(raw)
+        switch ModelGenerator.type(of: schema) {
+        case "array":
+            let items = schema["items"] ?? .object(.init())
+            let parts =
+                explode
+                ? texts : texts.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            return .array(parts.map { typed([$0], for: items, explode: true) })
+        case "integer": return Int64(texts.first ?? "").map(JSONNode.integer) ?? .string(texts.first ?? "")
+        case "number": return Double(texts.first ?? "").map(JSONNode.number) ?? .string(texts.first ?? "")
+        case "boolean":
+            switch texts.first {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default: return .string(texts.first ?? "")
+            }
+        default: return .string(texts.first ?? "")
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import CourierOpenAPI
+
+@Suite struct GeneratorTests {
+    @Test func booksPerTagWithEndpointsInTheDeclarationStyle() throws {
+        let files = try Support.generated("features-3.1.yaml")
+        #expect(
+            files.keys.sorted() == [
+                "AnimalsAPI.swift", "Configuration.swift", "FeatureZooAPI.swift", "MediaAPI.swift", "Models.swift",
+            ])
+        let animals = try #require(files["AnimalsAPI.swift"])
+        #expect(animals.contains("@MainActor\nenum AnimalsAPI {"))
+        #expect(
+            animals.contains(
+                "@GET(\"/animals/{animalId}\")\n    static var getAnimal: APIParameterBuilder<UUID>? = .init { [\"animalId\": $0] }"
+            ))
+        // operationId sanitized: "list-animals" → listAnimals, "replace animal" → replaceAnimal.
+        #expect(animals.contains("static var listAnimals:"))
+        #expect(animals.contains("static var replaceAnimal:"))
+        // A typed call that returns the success model.
+        #expect(animals.contains("static func getAnimal(animalId: UUID) async throws(APIError) -> Animal {"))
+        // Deprecated operations are marked, the endpoint and its call.
+        #expect(animals.contains("@available(*, deprecated)\n    @DELETE(\"/animals/{animalId}\")"))
+        #expect(animals.contains("@available(*, deprecated)\n    static func deleteAnimal"))
+        // Error models are named for decodeBody(as:).
+        #expect(animals.contains("error.decodeBody(as: ErrorModel.self)"))
+        // Untagged operations go to the title's book; one without an operationId is named from method and path.
+        #expect(
+            try #require(files["FeatureZooAPI.swift"]).contains(
+                "static var getHealth: APIParameterBuilder<Void>? = nil"))
+    }
+
+    @Test func parametersArePlacedWhereTheDescriptionSays() throws {
+        let files = try Support.generated("features-3.1.yaml")
+        let animals = try #require(files["AnimalsAPI.swift"])
+        // Header and cookie parameters go to the header builder, optional ones only when set.
+        #expect(animals.contains("headers.add(\"X-Request-ID\", parameter.xRequestID)"))
+        #expect(animals.contains("if let value = parameter.session { headers.add(\"Cookie\", \"session=\\(value)\") }"))
+        // explode: false arrays are comma-separated.
+        #expect(animals.contains("encoding: .query(ParameterEncodingOptions(arrays: .commaSeparated))"))
+        // A JSON body beside a query value: the body's members by name, the query value in the query string.
+        #expect(animals.contains("@POST(\"/animals\", encoding: .json.querying(\"dryRun\"))"))
+        #expect(animals.contains("[\"dryRun\": $0.dryRun, \"name\": $0.body.name, \"kind\": $0.body.kind]"))
+        // More values than fit a tuple's line: a struct.
+        #expect(animals.contains("APIParameterBuilder<ReplaceAnimalParameters>?"))
+        #expect(try #require(files["Models.swift"]).contains("struct ReplaceAnimalParameters: Sendable {"))
+        // A raw body with its content type; path values beside it.
+        let media = try #require(files["MediaAPI.swift"])
+        #expect(
+            media.contains(
+                ".data(\n            $0.body, contentType: \"image/png\",\n            parameters: [\"animalId\": $0.animalId])"
+            ))
+        #expect(media.contains("-> String {"))  // text/plain response
+        // A form body.
+        #expect(try #require(files["FeatureZooAPI.swift"]).contains("@POST(\"/search\", encoding: .form)"))
+    }
+
+    @Test func modelsFollowTheSchemaRules() throws {
+        let models = try #require(try Support.generated("features-3.1.yaml")["Models.swift"])
+        // CodingKeys for names Swift can't spell; keywords escaped.
+        #expect(models.contains("var displayName: String\n"))
+        #expect(models.contains("case displayName = \"display-name\""))
+        #expect(models.contains("var `default`: Bool?"))
+        // Formats, nullable (3.1 type list), additionalProperties.
+        #expect(models.contains("var id: UUID\n"))
+        #expect(models.contains("var born: Date?"))
+        #expect(models.contains("var count: Int64?"))
+        #expect(models.contains("var weight: Double?"))
+        #expect(models.contains("var tags: [String: String]?"))
+        #expect(models.contains("var extra: [String: JSONValue]?"))
+        #expect(models.contains("enum JSONValue: Codable, Hashable, Sendable {"))
+        // String enums keep unknown values.
+        #expect(models.contains("case seaLion\n"))
+        #expect(models.contains("case unknown(String)"))
+        // oneOf with a discriminator (mapping and implicit names), anyOf tried in order.
+        #expect(models.contains("case \"kitty\": self = .cat(try Cat(from: decoder))"))
+        #expect(models.contains("case \"Dog\": self = .dog(try Dog(from: decoder))"))
+        #expect(models.contains("if let value = try? String(from: decoder) {"))
+        // allOf merged.
+        #expect(
+            models.contains("struct Detailed: Codable, Hashable, Sendable {\n    var id: Int\n    var note: String?\n}")
+        )
+        // A model named like a Swift type is renamed.
+        #expect(models.contains("struct ErrorModel:"))
+    }
+
+    @Test func serversAndSecuritySchemesMakeAConfigurationHelper() throws {
+        let configuration = try #require(try Support.generated("features-3.1.yaml")["Configuration.swift"])
+        #expect(configuration.contains("static let production = \"https://zoo.example.com/v2\""))
+        #expect(configuration.contains("static let regional = \"https://eu.zoo.example.com/v2\""))
+        #expect(configuration.contains("plugins.append(AuthPlugin.bearer(bearerToken))"))
+        #expect(configuration.contains("AuthPlugin.basicAuth(username: basic.username, password: basic.password)"))
+        #expect(configuration.contains("AuthPlugin.apiKey(keyInQuery, queryItem: \"api_key\")"))
+    }
+
+    @Test func headerNamesTheDescriptionAndOutputIsDeterministic() throws {
+        let first = try Support.generated("features-3.1.yaml")
+        let second = try Support.generated("features-3.1.yaml")
+        #expect(first == second)
+        let description = try Support.description("features-3.1.yaml")
+        #expect(description.digest.count == 16)
+        for (_, text) in first {
+            #expect(
+                text.hasPrefix(
+                    "// Generated by courier-openapi from \"Feature Zoo\" 2.1.0 (OpenAPI 3.1.0, digest \(description.digest))."
+                ))
+        }
+    }
+
+    @Test func oneBookByOption() throws {
+        let files = try Support.generated("pet-store-3.0.yaml", grouping: .single)
+        #expect(files.keys.sorted() == ["Configuration.swift", "Models.swift", "SwaggerPetstoreOpenAPI30API.swift"])
+    }
+
+    @Test func operationNamesAreUnique() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /a:
+                    get: { operationId: get-thing, responses: { "200": { description: ok } } }
+                  /b:
+                    get: { operationId: getThing, responses: { "200": { description: ok } } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        #expect(book.contains("static var getThing:"))
+        #expect(book.contains("static var getThing2:"))
+    }
+
+    @Test func aBodyWithoutMembersBesidePathValuesIsLeftOutNotDropped() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /cards/{id}:
+                    post:
+                      operationId: moveCard
+                      parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]
+                      requestBody:
+                        required: true
+                        content:
+                          application/json:
+                            schema: { oneOf: [{ type: string }, { type: integer }] }
+                      responses: { "204": { description: moved } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        // The caller cannot pass a body the builder would not send.
+        #expect(book.contains("static var moveCard: APIParameterBuilder<Int>? = .init { [\"id\": $0] }"))
+        #expect(book.contains("static func moveCard(id: Int) async throws(APIError) {"))
+        #expect(book.contains("// courier-openapi: the MoveCardRequest request body is left out"))
+    }
+
+    @Test func anInvalidDescriptionIsATypedError() throws {
+        #expect(throws: DescriptionError.self) {
+            try Support.description(
+                yaml: "openapi: 3.0.3\ninfo: { title: T }\npaths: { /a: { get: { responses: 5 } } }")
+        }
+        #expect(throws: DescriptionError.self) { try Support.description(yaml: "just: text") }
+        #expect(throws: DescriptionError.self) { try Support.description(yaml: "[unclosed") }
+    }
+}
