@@ -78,14 +78,16 @@ public struct DriftChecker: Sendable {
         let endpoints = sources.flatMap { SwiftDeclarationReader.endpoints(in: $0.text, file: $0.file) }
         var findings: [Finding] = []
         var declared = Set<Int>()
+        // Method and path shape → the first operation with them, computed once.
+        var byShape: [String: Int] = [:]
+        for (index, operation) in description.operations.enumerated() {
+            let key = operation.method + " " + Self.shape(operation.path)
+            if byShape[key] == nil { byShape[key] = index }
+        }
         for endpoint in endpoints {
             let location = "\(endpoint.file):\(endpoint.line)"
             let template = Self.template(endpoint.path)
-            let candidates = description.operations.indices.filter {
-                description.operations[$0].method == endpoint.method
-                    && Self.shape(description.operations[$0].path) == Self.shape(template)
-            }
-            guard let index = candidates.first else {
+            guard let index = byShape[endpoint.method + " " + Self.shape(template)] else {
                 findings.append(
                     Finding(
                         isError: true, location: location, operation: endpoint.name.map { "\($0)" },
