@@ -361,7 +361,6 @@ courier_nginx_stop() {
     unset COURIER_NGINX_PID COURIER_NGINX_URL COURIER_BIG_FILE_BYTES COURIER_BIG_FILE_SHA256
 }
 
-# courier_servers_stop: stops every server this shell started. Safe to call twice.
 # courier_openapiserver_start DESCRIPTION_JSON: the OpenAPI mock server (scripts/servers/openapiserver.py) for
 # one OpenAPI 3.x JSON description: it serves it at /openapi.json and answers every operation after checking the
 # request against it. COURIER_OPENAPI_URL.
@@ -378,6 +377,7 @@ courier_openapiserver_stop() {
     unset COURIER_OPENAPI_PID COURIER_OPENAPI_URL
 }
 
+# courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
     courier_openapiserver_stop
     courier_nginx_stop
