@@ -39,16 +39,18 @@ struct HAR: Codable {
         }
     }
 
+    // The fields of requests and responses are declared in the order the file writes them (sorted keys).
+
     struct Request: Codable {
-        var method: String
-        var url: String
-        var httpVersion = "HTTP/1.1"
+        var bodySize: Int
         var cookies: [Field] = []
         var headers: [Field]
-        var queryString: [Field]
-        var postData: PostData?
         var headersSize = -1
-        var bodySize: Int
+        var httpVersion = "HTTP/1.1"
+        var method: String
+        var postData: PostData?
+        var queryString: [Field]
+        var url: String
     }
 
     struct PostData: Codable {
@@ -63,15 +65,15 @@ struct HAR: Codable {
     }
 
     struct Response: Codable {
-        var status: Int
-        var statusText = ""
-        var httpVersion = "HTTP/1.1"
+        var bodySize: Int
+        var content: Content
         var cookies: [Field] = []
         var headers: [Field]
-        var content: Content
-        var redirectURL = ""
         var headersSize = -1
-        var bodySize: Int
+        var httpVersion = "HTTP/1.1"
+        var redirectURL = ""
+        var status: Int
+        var statusText = ""
     }
 
     struct Content: Codable {
@@ -142,20 +144,21 @@ extension HAR.Entry {
         self.startedDateTime = interaction.started.formatted(.iso8601)
         self.time = interaction.milliseconds
         self.request = HAR.Request(
-            method: interaction.method, url: interaction.url, headers: HAR.fields(interaction.requestHeaders),
-            queryString: interaction.queryItems.map { HAR.Field(name: $0.name, value: $0.value ?? "") },
+            bodySize: interaction.requestBody.count, headers: HAR.fields(interaction.requestHeaders),
+            method: interaction.method,
             postData: interaction.requestBody.isEmpty
                 ? nil
                 : HAR.PostData(
                     mimeType: interaction.requestHeaders[.contentType] ?? "", text: requestBody.text,
                     encoding: requestBody.encoding),
-            bodySize: interaction.requestBody.count)
+            queryString: interaction.queryItems.map { HAR.Field(name: $0.name, value: $0.value ?? "") },
+            url: interaction.url)
         self.response = HAR.Response(
-            status: interaction.statusCode, headers: HAR.fields(interaction.responseHeaders),
+            bodySize: interaction.responseBody.count,
             content: HAR.Content(
                 size: interaction.responseBody.count, mimeType: interaction.responseHeaders[.contentType] ?? "",
                 text: interaction.responseBody.isEmpty ? nil : responseBody.text, encoding: responseBody.encoding),
-            bodySize: interaction.responseBody.count)
+            headers: HAR.fields(interaction.responseHeaders), status: interaction.statusCode)
         self.timings = HAR.Timings(wait: interaction.milliseconds)
     }
 

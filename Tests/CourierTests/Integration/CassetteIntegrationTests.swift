@@ -73,6 +73,16 @@ struct CassetteIntegrationTests {
         return (echo, login, gzip)
     }
 
+    /// The `page` query items httpbin echoes for calls of pages `pages`.
+    static func pages(_ pages: Int...) async throws -> [String?] {
+        var echoed: [String?] = []
+        for page in pages {
+            let echo: Echo = try await Self.echo.request(with: (page: page, trace: "x"))
+            echoed.append(echo.args["page"])
+        }
+        return echoed
+    }
+
     @Test("Recorded with a bearer token, an API key, a cookie and a password: no secret in the file; replayed offline")
     func recordThenReplayOffline() async throws {
         let folder = Folder()
@@ -153,15 +163,9 @@ struct CassetteIntegrationTests {
         }
 
         let cassette = Cassette(folder.file(), mode: .newEpisodes, recordsInCI: true)
-        let pages: [String?] = try await cassette.activate(in: Self.configuration()) {
-            let one: Echo = try await Self.echo.request(with: (page: 1, trace: "x"))
-            let two: Echo = try await Self.echo.request(with: (page: 2, trace: "x"))
-            return [one.args["page"], two.args["page"]]
-        }
-        let replayed: [String?] = try await Cassette(folder.file(), mode: .none).activate(in: Self.unreachable(port)) {
-            let one: Echo = try await Self.echo.request(with: (page: 1, trace: "x"))
-            let two: Echo = try await Self.echo.request(with: (page: 2, trace: "x"))
-            return [one.args["page"], two.args["page"]]
+        let pages = try await cassette.activate(in: Self.configuration()) { try await Self.pages(1, 2) }
+        let replayed = try await Cassette(folder.file(), mode: .none).activate(in: Self.unreachable(port)) {
+            try await Self.pages(1, 2)
         }
 
         #expect(pages == ["1", "2"])
