@@ -130,7 +130,9 @@ enum Directory {
             environment: ["CI": "1"])
 
         let error = await #expect(throws: APIError.self) {
-            try await guarded.activate(in: self.base) { let _: String = try await Directory.$contact.request(with: "a") }
+            try await guarded.activate(in: self.base) {
+                let _: String = try await Directory.$contact.request(with: "a")
+            }
         }
         let text: String = try await allowed.activate(in: base) { try await Directory.$contact.request(with: "a") }
 
