@@ -3,7 +3,7 @@ import Foundation
 
 extension Cassette {
     /// Sends `request` through the wrapped executor and saves the exchange: an in-memory body or a downloaded
-    /// file at once, a stream when its reader reaches the end (or stops reading: what it read is saved).
+    /// file at once, a stream when it ends (or when its reader stops early: what had arrived is saved).
     func record(_ request: APIRequest, sent: Data) async throws -> APIResponse {
         let missing = request.requiredTransferFeatures.subtracting(wrapped.supportedTransfers)
         guard missing.isEmpty else {
@@ -15,8 +15,8 @@ extension Cassette {
             interaction: Interaction(request: request, body: sent), request: request, store: store, redact: redact)
         var response = try await wrapped.execute(request)
         if let stream = response.body.stream {
-            response.body = .stream(ResponseStream(RecordingChunks(stream: stream, recording: recording), for: request))
             recording.respond(response)
+            response.body = .stream(recording.relay(stream, for: request))
             return response
         }
         var body = response.body.data ?? Data()
@@ -79,40 +79,28 @@ final class Recording: Sendable {
         try store.save(interaction)
     }
 
-    /// A stream dropped before its end is saved with what was read.
-    deinit {
-        try? save()
-    }
-}
-
-/// A response stream read through, each chunk recorded; the exchange is saved when the stream ends or fails.
-struct RecordingChunks: AsyncSequence, Sendable {
-    typealias Element = Data
-
-    let stream: ResponseStream
-    let recording: Recording
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(inner: stream.makeAsyncIterator(), recording: recording)
-    }
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var inner: ResponseStream.AsyncIterator
-        let recording: Recording
-
-        mutating func next() async throws -> Data? {
+    /// A stream that hands over `stream`'s chunks and records them. The exchange is saved before the reader sees
+    /// the end (or the error), or as soon as the reader stops early, with what had arrived by then.
+    func relay(_ stream: ResponseStream, for request: APIRequest) -> ResponseStream {
+        let pump = LockedBox<Task<Void, Never>?>(nil)
+        let (relayed, continuation) = ResponseStream.makeStream(for: request) { [self] in
+            try? save()
+            pump.value?.cancel()
+        }
+        pump.value = Task {
             do {
-                guard let chunk = try await inner.next() else {
-                    try recording.save()
-                    return nil
+                for try await chunk in stream {
+                    append(chunk)
+                    await continuation.send(chunk)
                 }
-                recording.append(chunk)
-                return chunk
+                try save()
+                continuation.finish()
             } catch {
-                try? recording.save()
-                throw error
+                try? save()
+                continuation.finish(throwing: error)
             }
         }
+        return relayed
     }
 }
 

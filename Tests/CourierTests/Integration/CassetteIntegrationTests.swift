@@ -174,3 +174,28 @@ struct CassetteIntegrationTests {
         #expect(text.components(separatedBy: "\"_endpoint\"").count - 1 == 2)
     }
 }
+
+extension CassetteIntegrationTests {
+    @Test("A Server-Sent Events stream from the real SSE server replays its events offline", .sseServer)
+    func eventStream() async throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let port = try #require(RefusingPort())
+        var offline = try TransferServers.configuration(TransferServers.sse)
+        offline.baseURL = URL(string: "http://127.0.0.1:\(port.number)")
+
+        func events(_ cassette: Cassette, _ configuration: APIConfiguration) async throws -> [ServerSentEvent] {
+            try await cassette.activate(in: configuration) {
+                var events: [ServerSentEvent] = []
+                for try await event in try await EventsAPI.$events.stream().events { events.append(event) }
+                return events
+            }
+        }
+        let live = try await events(
+            Cassette(folder.file(), recordsInCI: true), TransferServers.configuration(TransferServers.sse))
+        let replayed = try await events(Cassette(folder.file(), mode: .none), offline)
+
+        #expect(live.count == 5)
+        #expect(replayed == live)
+    }
+}
