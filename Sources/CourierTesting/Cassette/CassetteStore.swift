@@ -94,13 +94,13 @@ final class CassetteStore: Sendable {
         closest: (interaction: Cassette.Interaction, difference: String)?
     ) -> Cassette.Problem {
         let request = "\(key.method) \(key.url)"
-        let ci = ciGuarded ? "; recording is off because CI is set (pass recordsInCI: true to record there)" : ""
+        let ci = ciGuarded ? " — recording is off because CI is set (pass recordsInCI: true to record there)" : ""
         guard existed else {
-            return Cassette.Problem("no cassette at \(file.path) to answer \(request) (mode \(mode))\(ci)")
+            return Cassette.Problem("no cassette at \(file.path) to answer \(request) — mode .\(mode)\(ci)")
         }
         if alreadyReplayed > 0 {
             return Cassette.Problem(
-                "\(request): the \(alreadyReplayed) matching interaction(s) in \(file.lastPathComponent) were "
+                "the \(alreadyReplayed) interaction(s) in \(file.lastPathComponent) that match \(request) — were "
                     + "already replayed (identical requests replay in recorded order, each once)\(ci)")
         }
         guard let closest else {
@@ -108,8 +108,8 @@ final class CassetteStore: Sendable {
         }
         let name = "\(closest.interaction.method) \(closest.interaction.url)"
         return Cassette.Problem(
-            "no interaction in \(file.lastPathComponent) matches \(request); closest: \(name), which differs in "
-                + "\(closest.difference)\(ci)",
+            "no interaction in \(file.lastPathComponent) matches \(request) — the closest is \(name) — first "
+                + "difference: \(closest.difference)\(ci)",
             closestInteraction: name, difference: closest.difference)
     }
 }
