@@ -6,7 +6,9 @@ extension Cassette {
     ///
     /// By default a recorded interaction answers a request with the same method, endpoint (method and path
     /// template), path, query items (in any order) and body (JSON compared as values, not bytes), all compared
-    /// with their secrets masked. Headers are not compared unless named in ``headers``.
+    /// with their secrets masked. Headers are not compared unless named in ``headers``. The scheme, host and port
+    /// are not compared either, so a cassette replays against any base URL (a test server's random port, a
+    /// placeholder host offline).
     ///
     /// ```swift
     /// Cassette(file, matching: .init(ignoringQueryItems: ["timestamp"], headers: ["Accept-Language"]))

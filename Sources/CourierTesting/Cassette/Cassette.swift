@@ -46,9 +46,9 @@ public struct Cassette: APIExecutor {
     }
 
     /// The cassette file.
-    public let file: URL
+    let file: URL
     /// The mode in effect: the one asked for, or ``Mode/none`` under CI unless recording there was asked for.
-    public let mode: Mode
+    let mode: Mode
     let matching: Matching
     let wrapped: any APIExecutor
     let redact: (@Sendable (inout Interaction) -> Void)?
