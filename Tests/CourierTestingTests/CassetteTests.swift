@@ -185,3 +185,41 @@ let unreachable = StubExecutor { request in
         #expect(!FileManager.default.fileExists(atPath: folder.file().path))
     }
 }
+
+@MainActor
+enum Vault {
+    @POST("/vault/{token}/items", encoding: .form)
+    static var store: APIParameterBuilder<(token: String, pin: String, note: String)>? = .init {
+        ["token": $0.token, "client_secret": $0.pin, "note": $0.note]
+    }
+}
+
+extension CassetteTests {
+    @Test func userInfoFormFieldsKeyHeadersAndSecretPathValuesAreMasked() async throws {
+        let folder = CassetteFolder()
+        defer { folder.remove() }
+        let secrets = ["user-info-pass", "path-token-777", "form-secret-888", "header-key-999"]
+        let stub = StubExecutor { request in
+            APIResponse(statusCode: 201, body: .data(request.body.data ?? Data()), request: request)
+        }
+        var configuration = APIConfiguration(baseURL: URL(string: "https://ada:\(secrets[0])@vault.example"))
+        configuration.plugins = [AuthPlugin.apiKey(secrets[3], header: "X-Vault-Key")]
+        let parameter = (token: secrets[1], pin: secrets[2], note: "groceries")
+
+        let recorded: APIResponse = try await Cassette.local(folder.file(), recordingWith: stub).activate(
+            in: configuration
+        ) { try await Vault.$store.request(with: parameter) }
+        let replayed: APIResponse = try await Cassette.local(folder.file(), recordingWith: unreachable).activate(
+            in: configuration
+        ) { try await Vault.$store.request(with: parameter) }
+
+        let bytes = try String(decoding: Data(contentsOf: folder.file()), as: UTF8.self)
+        for secret in secrets {
+            #expect(!bytes.contains(secret), "\(secret) was written")
+        }
+        #expect(bytes.contains("groceries"))
+        #expect(recorded.statusCode == 201)
+        #expect(replayed.statusCode == 201)
+        #expect(String(decoding: replayed.data, as: UTF8.self).contains("note=groceries"))
+    }
+}

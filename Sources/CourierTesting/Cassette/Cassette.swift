@@ -60,7 +60,7 @@ public struct Cassette: APIExecutor {
     ///   - file: The cassette file, conventionally `….har` next to the tests.
     ///   - mode: When to record; ``Mode/once`` by default.
     ///   - matching: How a request finds its recorded answer.
-    ///   - executor: The executor that sends what is recorded.
+    ///   - executor: The executor that sends what is recorded; ``/Courier/URLSessionExecutor/shared`` by default.
     ///   - recordsInCI: Whether to record when the environment variable `CI` is set; `false` makes every mode
     ///     replay only there.
     ///   - redact: Masks more of each interaction before it is saved (after the built-in masking), and of each
@@ -69,7 +69,7 @@ public struct Cassette: APIExecutor {
         _ file: URL,
         mode: Mode = .once,
         matching: Matching = Matching(),
-        recordingWith executor: any APIExecutor = URLSessionExecutor(),
+        recordingWith executor: any APIExecutor = URLSessionExecutor.shared,
         recordsInCI: Bool = false,
         redact: (@Sendable (inout Interaction) -> Void)? = nil
     ) {
