@@ -58,6 +58,21 @@ let unreachable = StubExecutor { request in
         }
     }
 
+    /// Makes `call` through a new cassette that records from `stub`, then again through one that replays only;
+    /// returns both responses and the cassette file's text.
+    func recordAndReplay(
+        in folder: CassetteFolder, _ configuration: APIConfiguration, with stub: StubExecutor,
+        call: () async throws -> APIResponse
+    ) async throws -> (recorded: APIResponse, replayed: APIResponse, file: String) {
+        let recorded = try await Cassette.local(folder.file(), recordingWith: stub).activate(in: configuration) {
+            try await call()
+        }
+        let replayed = try await Cassette.local(folder.file(), mode: .none, recordingWith: unreachable).activate(
+            in: configuration
+        ) { try await call() }
+        return (recorded, replayed, try String(decoding: Data(contentsOf: folder.file()), as: UTF8.self))
+    }
+
     @Test func recordsOnceThenReplaysWithoutTheNetwork() async throws {
         let folder = CassetteFolder()
         defer { folder.remove() }
@@ -108,14 +123,10 @@ let unreachable = StubExecutor { request in
         configuration.headers = ["Cookie": "id=\(secrets[2])"]
         let parameter = ["user": "ada", "password": secrets[3]]
 
-        let recorded: APIResponse = try await Cassette.local(folder.file(), recordingWith: stub).activate(
-            in: configuration
-        ) { try await Shop.$login.request(with: parameter) }
-        let replayed: APIResponse = try await Cassette.local(folder.file(), recordingWith: unreachable).activate(
-            in: configuration
-        ) { try await Shop.$login.request(with: parameter) }
+        let (recorded, replayed, bytes) = try await recordAndReplay(in: folder, configuration, with: stub) {
+            try await Shop.$login.request(with: parameter)
+        }
 
-        let bytes = try String(decoding: Data(contentsOf: folder.file()), as: UTF8.self)
         for secret in secrets + ["fresh-token-abc"] {
             #expect(!bytes.contains(secret), "\(secret) was written")
         }
@@ -206,14 +217,10 @@ extension CassetteTests {
         configuration.plugins = [AuthPlugin.apiKey(secrets[3], header: "X-Vault-Key")]
         let parameter = (token: secrets[1], pin: secrets[2], note: "groceries")
 
-        let recorded: APIResponse = try await Cassette.local(folder.file(), recordingWith: stub).activate(
-            in: configuration
-        ) { try await Vault.$store.request(with: parameter) }
-        let replayed: APIResponse = try await Cassette.local(folder.file(), recordingWith: unreachable).activate(
-            in: configuration
-        ) { try await Vault.$store.request(with: parameter) }
+        let (recorded, replayed, bytes) = try await recordAndReplay(in: folder, configuration, with: stub) {
+            try await Vault.$store.request(with: parameter)
+        }
 
-        let bytes = try String(decoding: Data(contentsOf: folder.file()), as: UTF8.self)
         for secret in secrets {
             #expect(!bytes.contains(secret), "\(secret) was written")
         }
