@@ -97,7 +97,7 @@ public struct Cassette: APIExecutor {
     }
 
     /// Answers `request` from the cassette, or sends it through the wrapped executor and records the exchange,
-    /// as ``mode`` says.
+    /// as the mode says.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
         var request = request
         let sent = try await Self.readBody(of: &request)

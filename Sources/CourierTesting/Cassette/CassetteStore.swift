@@ -100,7 +100,7 @@ final class CassetteStore: Sendable {
         }
         if alreadyReplayed > 0 {
             return Cassette.Problem(
-                "the \(alreadyReplayed) interaction(s) in \(file.lastPathComponent) that match \(request) — were "
+                "\(request) — its \(alreadyReplayed) matching interaction(s) in \(file.lastPathComponent) were "
                     + "already replayed (identical requests replay in recorded order, each once)\(ci)")
         }
         guard let closest else {
