@@ -22,6 +22,14 @@ extension Array where Element: Sendable {
     }
 }
 
+@MainActor
+enum Forms {
+    @POST("/forms", encoding: .multipart)
+    static var send: APIParameterBuilder<String>? = .init {
+        ["note": $0, "file": MultipartPart.data("f", Data($0.utf8))]
+    }
+}
+
 @Suite struct CassetteTransferTests {
     let base = APIConfiguration(baseURL: URL(string: "https://feeds.example"))
 
@@ -113,5 +121,22 @@ extension Array where Element: Sendable {
         }
 
         #expect(replayed == [ServerSentEvent(data: "a")])
+    }
+
+    @Test func aMultipartFormMatchesThoughItsBoundaryIsNew() async throws {
+        let folder = CassetteFolder()
+        defer { folder.remove() }
+        let stub = StubExecutor().stub(.post, "/forms", with: .status(204))
+
+        let _: APIResponse = try await Cassette.local(folder.file(), recordingWith: stub).activate(in: base) {
+            try await Forms.$send.request(with: "hello")
+        }
+        let replayed: APIResponse = try await Cassette.local(folder.file(), recordingWith: unreachable).activate(
+            in: base
+        ) { try await Forms.$send.request(with: "hello") }
+
+        #expect(replayed.statusCode == 204)
+        let file = try String(contentsOf: folder.file(), encoding: .utf8)
+        #expect(file.contains("courier-recorded-boundary"))
     }
 }

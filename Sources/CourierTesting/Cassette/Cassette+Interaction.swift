@@ -31,15 +31,26 @@ extension Cassette {
 }
 
 extension Cassette.Interaction {
-    /// The request half of an interaction: `request` with its secrets masked, `body` the bytes it sent.
+    /// The request half of an interaction: `request` with its secrets masked, `body` the bytes it sent. A multipart
+    /// form's random boundary is written as ``boundary``, so that the same form sent again matches.
     init(request: APIRequest, body: Data) {
         let masking = SensitiveData.Recording(request: request)
+        var headers = masking.headers(request.headers)
+        var body = body
+        if let boundary = request.body.multipartForm?.boundary, let type = headers[.contentType] {
+            headers.remove(.contentType)
+            headers.add(.contentType, type.replacingOccurrences(of: boundary, with: Self.boundary))
+            body = body.replacing(Data(boundary.utf8), with: Data(Self.boundary.utf8))
+        }
         self.endpoint = request.endpoint.description
         self.method = request.method.rawValue
         self.url = masking.url(request.url)
-        self.requestHeaders = masking.headers(request.headers)
+        self.requestHeaders = headers
         self.requestBody = Self.masked(body, contentType: request.headers[.contentType], by: masking)
     }
+
+    /// What a multipart form's boundary is recorded as.
+    static let boundary = "courier-recorded-boundary"
 
     /// Headers a stored response leaves out: its body is stored decoded and whole.
     static let droppedResponseHeaders: [HTTPHeaderName] = ["Content-Encoding", .contentLength, "Transfer-Encoding"]
