@@ -56,6 +56,11 @@ let pages = [
         run: TestingPage.run
     ),
     Page(
+        name: "Cassettes",
+        summary: "CourierTesting: record real traffic once (secrets masked), replay it offline.",
+        run: CassettesPage.run
+    ),
+    Page(
         name: "Services",
         summary: "Group endpoints behind a small typed client: client.users.get(id:).",
         run: ServicesPage.run

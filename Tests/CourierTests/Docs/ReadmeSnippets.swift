@@ -139,6 +139,15 @@ func readmeTesting() async throws {
     #expect(stub.requests.map(\.url.path) == ["/products/42"])
 }
 
+/// The cassette snippet proposed for the README's Testing paragraph (compiled here, not run: it records once).
+func readmeCassette() async throws {
+    let cassette = Cassette(URL(fileURLWithPath: "Tests/Cassettes/products.har"))  // records once, then replays
+    try await cassette.activate {
+        let product: Product = try await Shop.$product.request(with: 42)
+        #expect(product.name == "Lamp")
+    }
+}
+
 // MARK: - Swift 6 notes
 
 enum Books {
