@@ -6,6 +6,10 @@
 ///
 /// and the typed call forms then decode with ``ResponseDecoding``.
 ///
+/// A call made with ``APIConfiguration/observers`` carries a `CallRecorder` on its request: the call forms record
+/// its start, build, decoding and end, ``RecordingExecutor`` each attempt, and the layers between (retry, cache,
+/// refresh, executor) what they decide.
+///
 /// Extension points:
 /// - a stage between the plugins and the executor (it decides from the final request, after the plugins
 ///   that add credentials) is an `APIExecutor` wrapping the next one, added in ``transport(for:)``;
@@ -26,7 +30,9 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let endpointPlugins = request.endpoint.plugins
             let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
-            let executor = transport(for: configuration)
+            var executor = transport(for: configuration)
+            // A call that records its timeline marks where each attempt enters the transport and how it ends.
+            if request.recorder != nil { executor = RecordingExecutor(base: executor) }
             // Without plugins the executor is called here: one async frame less on every such call.
             response =
                 plugins.isEmpty
@@ -68,4 +74,23 @@ enum CallExecution {
             throw error
         }
     }
+}
+
+/// The outermost stage of the transport of a call that records its timeline: each attempt's start and end.
+struct RecordingExecutor: APIExecutor {
+    let base: any APIExecutor
+
+    func execute(_ request: APIRequest) async throws -> APIResponse {
+        request.recorder?.record(.attemptStarted)
+        do {
+            let response = try await base.execute(request)
+            request.recorder?.attemptEnded(.success(response), request: request)
+            return response
+        } catch {
+            request.recorder?.attemptEnded(.failure(error), request: request)
+            throw error
+        }
+    }
+
+    var supportedTransfers: TransferFeatures { base.supportedTransfers }
 }
