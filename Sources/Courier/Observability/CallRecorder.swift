@@ -65,7 +65,8 @@ final class CallRecorder: Sendable {
     /// Records the end of an attempt through the transport.
     func attemptEnded(_ result: Result<APIResponse, any Error>, request: APIRequest) {
         switch result {
-        case .success(let response): record(.responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count)
+        case .success(let response):
+            record(.responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count)
         case .failure(let error):
             let reason = APIError.wrapping(error, request: request).reason
             record(.attemptFailed, detail: "\(reason)")
@@ -97,5 +98,17 @@ extension APIRequest {
         _ kind: CallTimeline.Event.Kind, statusCode: Int? = nil, bytes: Int? = nil, detail: String? = nil
     ) {
         recorder?.record(kind, statusCode: statusCode, bytes: bytes, detail: detail)
+    }
+
+    /// Records a redirect the executor follows: its status, its number, the origins (never a path or a query) and
+    /// whether credentials were removed (an origin change).
+    public func recordRedirect(_ hop: RedirectHop) {
+        guard let recorder else { return }
+        let (from, to) = (Origin(hop.from), Origin(hop.to))
+        let detail =
+            from == to
+            ? "hop \(hop.number), same origin"
+            : "hop \(hop.number), \(from) → \(to), credentials removed"
+        recorder.record(.redirected, statusCode: hop.statusCode, detail: detail)
     }
 }

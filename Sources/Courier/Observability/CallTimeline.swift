@@ -140,6 +140,10 @@ extension CallTimeline.Event {
         public static let requestSent = Kind(rawValue: "requestSent")
         /// The executor received the response head (its status), where it knows.
         public static let responseHeadReceived = Kind(rawValue: "responseHeadReceived")
+        /// What the executor knows of the connection an attempt used, in the detail: the protocol (`HTTP/1.1`,
+        /// `h2`) and whether the connection was new or reused, where it knows (URLSession on Apple platforms
+        /// reports both; AsyncHTTPClient the protocol version).
+        public static let connection = Kind(rawValue: "connection")
         /// The attempt ended with a response (status, body bytes in memory).
         public static let responseReceived = Kind(rawValue: "responseReceived")
         /// The attempt ended with an error (its reason in ``CallTimeline/Event/detail``).

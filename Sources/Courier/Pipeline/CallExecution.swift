@@ -83,7 +83,10 @@ struct RecordingExecutor: APIExecutor {
     func execute(_ request: APIRequest) async throws -> APIResponse {
         request.recorder?.record(.attemptStarted)
         do {
-            let response = try await base.execute(request)
+            var response = try await base.execute(request)
+            // A response shared with an identical call in flight, or made by an executor from a request of its
+            // own, must still lead to this call's timeline.
+            if response.request.recorder !== request.recorder { response.request.recorder = request.recorder }
             request.recorder?.attemptEnded(.success(response), request: request)
             return response
         } catch {

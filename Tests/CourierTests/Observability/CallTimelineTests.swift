@@ -36,7 +36,9 @@ import Testing
         }
     }
 
-    func configuration(_ executor: some APIExecutor, observers: [any CallObserver], plugins: [any APIPlugin] = [])
+    func configuration(
+        _ executor: some APIExecutor, observers: [any CallObserver], plugins: [any APIPlugin] = []
+    )
         -> APIConfiguration
     {
         testConfiguration.with {
@@ -136,7 +138,10 @@ import Testing
         let timeline = try #require(error.timeline)
         #expect(timeline.attempts == 3)
         #expect(timeline.events.filter { $0.kind == .attemptFailed }.count == 3)
-        #expect(timeline.events.filter { $0.kind == .retryScheduled }.map(\.detail) == ["the request timed out", "the request timed out"])
+        #expect(
+            timeline.events.filter { $0.kind == .retryScheduled }.map(\.detail) == [
+                "the request timed out", "the request timed out",
+            ])
         #expect(timeline.failure == .transport(.timedOut))
         #expect(timeline.events.last?.kind == .finished)
     }
