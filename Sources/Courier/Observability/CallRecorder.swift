@@ -7,12 +7,14 @@ final class CallRecorder: Sendable {
     private let observers: [any CallObserver]
     private let state: LockedBox<CallTimeline>
 
-    /// A recorder for `request` whose call started at `start` (before its request was built, when known).
-    init(request: APIRequest, observers: [any CallObserver], start: ContinuousClock.Instant) {
+    /// A recorder for `request` whose call started at `start` (before its request was built, when known); `nil`
+    /// for a call that starts recording half-way (a plugin asked): it has neither event.
+    init(request: APIRequest, observers: [any CallObserver], start: ContinuousClock.Instant?) {
         var request = request
         request.recorder = nil  // the timeline keeps the request; the request must not keep the timeline
         self.observers = observers
         state = LockedBox(CallTimeline(request: request))
+        guard let start else { return }
         record(.started, at: start)
         record(.built)
     }
@@ -90,6 +92,16 @@ extension CallRecorder {
 extension APIRequest {
     /// Whether this request's call records a timeline: test it before working out an event's details.
     public var recordsTimeline: Bool { recorder != nil }
+
+    /// The timeline of this request's call so far; `nil` when it records none.
+    public var timeline: CallTimeline? { recorder?.timeline }
+
+    /// Makes this request's call record its timeline from here on (the attempts, retries, redirects and cache
+    /// decisions after the plugin that asks), for a plugin that reads it afterwards when the configuration has no
+    /// observers: tracing's `http.request.resend_count`. Nothing changes when it records one already.
+    public mutating func recordTimeline() {
+        if recorder == nil { recorder = CallRecorder(request: self, observers: [], start: nil) }
+    }
 
     /// Records an event in this request's call timeline (nothing when the call records none): what an executor
     /// knows of an attempt (``CallTimeline/Event/Kind/requestSent``, ``CallTimeline/Event/Kind/responseHeadReceived``,

@@ -30,13 +30,11 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let endpointPlugins = request.endpoint.plugins
             let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
-            var executor = transport(for: configuration)
-            // A call that records its timeline marks where each attempt enters the transport and how it ends.
-            if request.recorder != nil { executor = RecordingExecutor(base: executor) }
+            let executor = transport(for: configuration)
             // Without plugins the executor is called here: one async frame less on every such call.
             response =
                 plugins.isEmpty
-                ? try await executor.execute(request)
+                ? try await PluginChain.send(request, to: executor)
                 : try await PluginChain.run(request, plugins: plugins[...], executor: executor)
         } catch {
             throw APIError.wrapping(error, request: request)
