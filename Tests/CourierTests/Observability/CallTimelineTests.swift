@@ -173,4 +173,21 @@ import Testing
         #expect(text.contains("attemptStarted #1"))
         #expect(text.contains("responseReceived #1 200, 8 bytes"))
     }
+
+    @Test("A download and a stream record their calls too: the attempt, then the end")
+    func transfers() async throws {
+        let observer = Recorder()
+        let configuration = configuration(Self.answering([200]), observers: [observer])
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: destination) }
+
+        let download = try await Self.user.download(with: 1, to: destination, using: configuration)
+        let stream = try await Self.user.stream(with: 1, using: configuration)
+        for try await _ in stream {}
+
+        #expect(download.timeline?.attempts == 1)
+        #expect(download.timeline?.duration != nil)
+        #expect(observer.kinds.filter { $0 == .finished }.count == 2)
+        #expect(observer.kinds.filter { $0 == .attemptStarted }.count == 2)
+    }
 }
