@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
-// The server-side executor for Courier: AsyncHTTPClientExecutor (swift-server/async-http-client, SwiftNIO),
-// plus a swift-log sink for LoggingPlugin and a swift-distributed-tracing plugin. A package of its own so that
-// the library's manifest stays dependency-free.
+// The server-side executor for Courier: AsyncHTTPClientExecutor (swift-server/async-http-client, SwiftNIO). It
+// re-exports CourierObservability (`.swiftLog(logger)`, `.tracing()`, `.metrics()`), where the log and trace
+// plugins moved so that apps need no SwiftNIO for them. A package of its own so that the library's manifest stays
+// dependency-free.
 // Test it with `scripts/test-ahc` from the repository root (it also starts the local httpbin and fault server).
 import PackageDescription
 
@@ -13,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Courier", path: ".."),
+        .package(name: "CourierObservability", path: "../CourierObservability"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // SwiftNIO's own modules (types in AsyncHTTPClient's API, errors to classify): already in
@@ -21,14 +23,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .target(
             name: "CourierAsyncHTTPClient",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierObservability", package: "CourierObservability"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -64,6 +67,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -41,6 +41,11 @@ let pages = [
         run: PluginsPage.run
     ),
     Page(
+        name: "Observing",
+        summary: "Each call's timeline: attempts, retries, redirects, cache decisions; observers on the configuration.",
+        run: ObservingPage.run
+    ),
+    Page(
         name: "Caching",
         summary: "A memory and disk response cache: read/write modes, expiry, revalidation, de-duplication.",
         run: CachingPage.run

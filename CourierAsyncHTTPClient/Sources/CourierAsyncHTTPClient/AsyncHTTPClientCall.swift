@@ -96,6 +96,10 @@ final class AsyncHTTPClientCall: Sendable {
             } catch {
                 throw failure(error)
             }
+            if request.recordsTimeline {
+                // What AsyncHTTPClient tells of the connection: the protocol version (not whether it was reused).
+                request.record(.connection, detail: "HTTP/\(response.version.major).\(response.version.minor)")
+            }
             // Before the hop is followed, so that the next one sends what this one set.
             if let cookies {
                 let fields = response.headers["Set-Cookie"]
@@ -112,6 +116,7 @@ final class AsyncHTTPClientCall: Sendable {
                 let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: hop.url)?.absoluteURL
             else {
+                request.record(.responseHeadReceived, statusCode: statusCode)
                 return try await finish(response, hop: hop, bodyDeadline: bodyDeadline, idle: idle)
             }
             redirects += 1
@@ -120,6 +125,7 @@ final class AsyncHTTPClientCall: Sendable {
                 statusCode: statusCode, headers: headers, from: hop.url, to: target, number: redirects)
             switch request.redirectPolicy.decision(for: redirect) {
             case .follow:
+                request.recordRedirect(redirect)
                 let next = hop.following(redirect, removingCredentialsOf: request)
                 // A one-shot body already sent cannot be sent again: the redirect is the response.
                 if !next.body.isEmpty, !next.body.isReplayable {

@@ -22,9 +22,10 @@ final class InFlightCalls: Sendable {
     /// The number of calls in flight, for tests.
     var count: Int { state.withLock { $0.calls.count } }
 
-    /// Runs `operation` once for every caller with the same `key` that arrives while it runs.
+    /// Runs `operation` once for every caller with the same `key` that arrives while it runs; `joined` is called when
+    /// this caller waits for a call already running.
     func run(
-        key: CacheKey, _ operation: @escaping @Sendable () async throws -> APIResponse
+        key: CacheKey, joined: () -> Void = {}, _ operation: @escaping @Sendable () async throws -> APIResponse
     ) async throws -> APIResponse {
         let id = state.withLock { state in
             state.counter += 1
@@ -40,7 +41,7 @@ final class InFlightCalls: Sendable {
                     state.calls[key] = Call(generation: id, task: nil, waiters: [id: continuation])
                     return id
                 }
-                if let generation { start(key: key, generation: generation, operation) }
+                if let generation { start(key: key, generation: generation, operation) } else { joined() }
                 // Cancelled before the waiter was registered: the handler found nothing to remove.
                 if Task.isCancelled { leave(key: key, id: id) }
             }

@@ -156,6 +156,7 @@ public final class ResponseCache: Sendable {
         // Only in-memory responses are cached: a download to a file or a stream passes straight through.
         guard request.responseDelivery.kind == .memory else {
             if Self.pass == .cachedAnyAge { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+            request.recorder?.record(.cache, detail: "skipped: the body goes to a file or a stream")
             return try await executor.execute(request)
         }
         let policy = policy(for: request)
@@ -177,6 +178,7 @@ public final class ResponseCache: Sendable {
                 cookies: (executor as? any CookieSendingExecutor)?.cookieField(for: request.url))
         else {
             if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
+            request.recorder?.record(.cache, detail: "skipped: the policy does not cache this request")
             return try await executor.execute(request)
         }
         guard uses else { return try await fetch(request, key: key, policy: policy, executor: executor) }
@@ -185,10 +187,13 @@ public final class ResponseCache: Sendable {
         if mode != .networkOnly, let entry = await lookup(key, request: request, policy: policy) {
             let now = now()
             if entry.isFresh(at: now) || Self.pass == .cachedAnyAge {
-                return response(from: entry, for: request, now: now, isStale: !entry.isFresh(at: now))
+                let isStale = !entry.isFresh(at: now)
+                request.recorder?.record(.cache, statusCode: entry.statusCode, detail: isStale ? "stale" : "hit")
+                return response(from: entry, for: request, now: now, isStale: isStale)
             }
             stale = entry
         }
+        request.recorder?.record(.cache, detail: stale == nil ? "miss" : "stale")
         if mode == .cacheOnly { throw APIError(.notCached, endpoint: request.endpoint, request: request) }
 
         if let stale, policy.revalidates, let conditional = HTTPCaching.conditionalRequest(request, for: stale) {
@@ -202,6 +207,7 @@ public final class ResponseCache: Sendable {
             await write(refreshed, hasCredentials: hasCredentials, request: request, policy: policy)
             var served = response(from: refreshed, for: request, now: now, isStale: false)
             served.cacheHit?.revalidated = true
+            request.recorder?.record(.cache, statusCode: 304, detail: "revalidated")
             return served
         }
         let answer = try await fetch(request, key: key, policy: policy, executor: executor)
@@ -217,7 +223,9 @@ public final class ResponseCache: Sendable {
         let shared =
             request.headers.contains(.ifNoneMatch) || request.headers.contains("If-Modified-Since")
             ? CacheKey(prefix: key.prefix, digest: key.digest + "/conditional") : key
-        return try await inFlight.run(key: shared) { try await executor.execute(request) }
+        return try await inFlight.run(key: shared, joined: { request.recorder?.record(.joinedInFlight) }) {
+            try await executor.execute(request)
+        }
     }
 
     /// The entry for `key` that matches `request`'s `Vary` values: memory first, then disk (copied to memory
@@ -255,7 +263,12 @@ public final class ResponseCache: Sendable {
         guard !policy.write.isEmpty, response.cacheHit == nil,
             HTTPCaching.isStorable(response, request: request, policy: policy),
             let body = response.body.data, let varyNames = HTTPCaching.varyNames(response.headers)
-        else { return }
+        else {
+            if !policy.write.isEmpty, response.cacheHit == nil {
+                request.recorder?.record(.cache, detail: "skipped: not storable (status, Cache-Control or Vary)")
+            }
+            return
+        }
         let now = now()
         let entry = CacheEntry(
             key: key, statusCode: response.statusCode, headers: HTTPCaching.storedHeaders(response.headers), body: body,
@@ -266,6 +279,13 @@ public final class ResponseCache: Sendable {
     }
 
     private func write(_ entry: CacheEntry, hasCredentials: Bool, request: APIRequest, policy: CachePolicy) async {
+        if let recorder = request.recorder {
+            let disk = policy.write.contains(.disk) && (!hasCredentials || policy.allowsCredentialedDiskWrites)
+            let memory = policy.write.contains(.memory)
+            recorder.record(
+                .cache, statusCode: entry.statusCode,
+                detail: memory || disk ? "stored" : "skipped: credentials are not written to disk")
+        }
         if policy.write.contains(.memory) { try? await memory?.store(entry) }
         if policy.write.contains(.disk), !hasCredentials || policy.allowsCredentialedDiskWrites {
             // The disk copy's URL has every secret masked, those the request marks (an API key's `key`) too.

@@ -99,6 +99,13 @@ public struct APIConfiguration: Sendable {
         get { fields.cache }
         set { fields.cache = newValue }
     }
+    /// Watch every call made with this configuration: each observer sees each event of each call (see
+    /// ``CallObserver``), and responses and errors then carry the call's ``CallTimeline``. Empty (the default): calls
+    /// record nothing.
+    public var observers: [any CallObserver] {
+        get { fields.observers }
+        set { fields.observers = newValue }
+    }
 
     /// The settings, behind one reference: a call copies its configuration several times, and copying one
     /// reference costs a retain where copying every field costs one per stored reference. The box is immutable:
@@ -135,6 +142,7 @@ public struct APIConfiguration: Sendable {
         var executor: any APIExecutor
         var plugins: [any APIPlugin]
         var cache: ResponseCache?
+        var observers: [any CallObserver]
     }
 
     /// The immutable box of a configuration's fields.
@@ -166,7 +174,8 @@ public struct APIConfiguration: Sendable {
         responseDecoder: (any ResponseDecoder)? = nil,
         executor: any APIExecutor = URLSessionExecutor.shared,
         plugins: [any APIPlugin] = [],
-        cache: ResponseCache? = nil
+        cache: ResponseCache? = nil,
+        observers: [any CallObserver] = []
     ) {
         storage = Storage(
             Fields(
@@ -176,7 +185,7 @@ public struct APIConfiguration: Sendable {
                 encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
                 responseDecoder: responseDecoder,
                 parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
-                plugins: plugins, cache: cache))
+                plugins: plugins, cache: cache, observers: observers))
     }
 
     /// 100 MiB: the default most response bytes a call holds in memory.

@@ -111,10 +111,13 @@ public enum RedirectDecision: Sendable, Hashable {
 }
 
 /// The origin of a URL: scheme, host and port (the scheme's default port when none is written).
-struct Origin: Equatable {
+struct Origin: Equatable, CustomStringConvertible {
     let scheme: String
     let host: String
     let port: Int?
+
+    /// `scheme://host:port`, for the timeline.
+    var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
 
     init(_ url: URL) {
         let scheme = url.scheme?.lowercased() ?? ""

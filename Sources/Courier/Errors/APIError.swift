@@ -43,6 +43,12 @@ public struct APIError: Error, Sendable {
     public let underlyingError: (any Error)?
     /// The decoder of the call that failed, for ``decodeBody(as:using:)``.
     var responseDecoder: (any ResponseDecoder)? = nil
+    /// The call's recorder, set where the call ends (the error's request may be one a plugin made).
+    var recorder: CallRecorder? = nil
+
+    /// What happened during the call that failed, up to the failure: its attempts, retries, redirects and cache
+    /// decisions; `nil` when the configuration has no ``APIConfiguration/observers`` (see ``CallTimeline``).
+    public var timeline: CallTimeline? { (recorder ?? request?.recorder)?.timeline }
 
     /// Creates an error. Executors and plugins use this to report failures in Courier's terms.
     public init(

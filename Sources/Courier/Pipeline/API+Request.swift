@@ -34,8 +34,8 @@ extension API {
     ) async throws(APIError) -> Output {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, using: configuration, progress: progress)
-            .send(using: configuration, decoder: decoder)
+        return try await makeCall(with: parameter, using: configuration, progress: progress)
+            .call(using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and returns the decoded value with the response's status and
@@ -54,8 +54,8 @@ extension API {
     ) async throws(APIError) -> DecodedResponse<Value> {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, using: configuration, progress: progress)
-            .send(using: configuration, decoder: decoder)
+        return try await makeCall(with: parameter, using: configuration, progress: progress)
+            .call(using: configuration, decoder: decoder)
     }
 
     /// Calls the endpoint with `parameter` and returns the raw response: status, headers, body and the
@@ -73,8 +73,24 @@ extension API {
     ) async throws(APIError) -> APIResponse {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        return try await makeRequest(with: parameter, using: configuration, progress: progress)
-            .send(using: configuration)
+        return try await makeCall(with: parameter, using: configuration, progress: progress)
+            .call(using: configuration)
+    }
+}
+
+extension API {
+    /// The request of a call with `parameter`: with a recorder, started before the request was built, when the
+    /// configuration has observers.
+    func makeCall(
+        with parameter: Parameter, using configuration: APIConfiguration, progress: TransferProgress?
+    ) throws(APIError) -> APIRequest {
+        if configuration.observers.isEmpty {
+            return try makeRequest(with: parameter, using: configuration, progress: progress)
+        }
+        let start = ContinuousClock.now
+        var request = try makeRequest(with: parameter, using: configuration, progress: progress)
+        request.recorder = CallRecorder.make(for: request, configuration: configuration, start: start)
+        return request
     }
 }
 

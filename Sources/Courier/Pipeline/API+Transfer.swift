@@ -66,14 +66,20 @@ extension API {
     ) async throws(APIError) -> APIResponse {
         let configuration = configuration ?? .current
         defer { progress?.finish() }
-        var request = try makeRequest(with: parameter, using: configuration)
+        var request = try makeCall(with: parameter, using: configuration, progress: progress)
         request.progress = progress
         try Download.check(destination, for: request)
-        return try await Download(
-            request: request, destination: destination, identity: resumeKey.map { "key \($0)" },
-            idleTimeout: idleTimeout
-        )
-        .run(resume: resume, configuration: configuration)
+        do {
+            let response = try await Download(
+                request: request, destination: destination, identity: resumeKey.map { "key \($0)" },
+                idleTimeout: idleTimeout
+            )
+            .run(resume: resume, configuration: configuration)
+            request.recorder?.finish(.success(response))
+            return response
+        } catch {
+            throw request.recorder?.finished(error) ?? error
+        }
     }
 
     /// Removes the partial file and resume record that an unfinished download to `destination` left beside it,
@@ -111,10 +117,17 @@ extension API {
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> ResponseStream {
         let configuration = configuration ?? .current
-        var request = try makeRequest(with: parameter, using: configuration)
+        var request = try makeCall(with: parameter, using: configuration, progress: progress)
         request.responseDelivery = .stream(idleTimeout: idleTimeout)
         request.progress = progress
-        return try await ResponseStream.open(request, configuration: configuration)
+        do {
+            let stream = try await ResponseStream.open(request, configuration: configuration)
+            // The call ends when its stream opens (its status is known); the body is read afterwards.
+            request.recorder?.record(.finished, detail: "stream opened")
+            return stream
+        } catch {
+            throw request.recorder?.finished(error) ?? error
+        }
     }
 }
 

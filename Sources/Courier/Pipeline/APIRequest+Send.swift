@@ -19,12 +19,8 @@ extension APIRequest {
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> Output {
-        // Decoded here rather than through `DecodedResponse<Output>`, whose generic type would be made at run time
-        // on every call.
         let configuration = configuration ?? .current
-        let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
-        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
-        return try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
+        return try await recording(configuration).call(using: configuration, decoder: decoder)
     }
 
     /// Sends this request and returns the decoded value with the response's status and headers; see
@@ -39,10 +35,7 @@ extension APIRequest {
         decoder: (any ResponseDecoder)? = nil
     ) async throws(APIError) -> DecodedResponse<Value> {
         let configuration = configuration ?? .current
-        let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
-        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
-        return DecodedResponse(
-            value: try ResponseDecoding.decode(Value.self, from: response, decoder: decoder), response: response)
+        return try await recording(configuration).call(using: configuration, decoder: decoder)
     }
 
     /// Sends this request through the configuration's plugins, executor and status validation, and returns
@@ -51,6 +44,57 @@ extension APIRequest {
     /// - Throws: ``APIError``.
     @discardableResult
     public func send(using configuration: APIConfiguration? = nil) async throws(APIError) -> APIResponse {
-        try await CallExecution.execute(self, configuration: configuration ?? .current)
+        let configuration = configuration ?? .current
+        return try await recording(configuration).call(using: configuration)
+    }
+
+    /// This request with a new recorder for a call with `configuration` (a request sent again, a response's
+    /// request, must not add to the timeline of the call it came from); itself when there is nothing to change.
+    private func recording(_ configuration: APIConfiguration) -> APIRequest {
+        if recorder == nil, configuration.observers.isEmpty { return self }
+        var request = self
+        request.recorder = CallRecorder.make(for: self, configuration: configuration, start: nil)
+        return request
+    }
+
+    // The calls themselves, for a request that carries its recorder (or none). Decoded here rather than through
+    // `DecodedResponse<Output>`, whose generic type would be made at run time on every call.
+
+    func call<Output: Decodable>(
+        using configuration: APIConfiguration, decoder: (any ResponseDecoder)?
+    ) async throws(APIError) -> Output {
+        do {
+            let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
+            let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+            let output = try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
+            recorder?.decoded(response)
+            return output
+        } catch {
+            throw recorder?.finished(error) ?? error
+        }
+    }
+
+    func call<Value: Decodable>(
+        using configuration: APIConfiguration, decoder: (any ResponseDecoder)?
+    ) async throws(APIError) -> DecodedResponse<Value> {
+        do {
+            let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
+            let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+            let value: Value = try ResponseDecoding.decode(Value.self, from: response, decoder: decoder)
+            recorder?.decoded(response)
+            return DecodedResponse(value: value, response: response)
+        } catch {
+            throw recorder?.finished(error) ?? error
+        }
+    }
+
+    func call(using configuration: APIConfiguration) async throws(APIError) -> APIResponse {
+        do {
+            let response = try await CallExecution.execute(self, configuration: configuration)
+            recorder?.finish(.success(response))
+            return response
+        } catch {
+            throw recorder?.finished(error) ?? error
+        }
     }
 }

@@ -6,6 +6,10 @@
 ///
 /// and the typed call forms then decode with ``ResponseDecoding``.
 ///
+/// A call made with ``APIConfiguration/observers`` carries a `CallRecorder` on its request: the call forms record
+/// its start, build, decoding and end, ``RecordingExecutor`` each attempt, and the layers between (retry, cache,
+/// refresh, executor) what they decide.
+///
 /// Extension points:
 /// - a stage between the plugins and the executor (it decides from the final request, after the plugins
 ///   that add credentials) is an `APIExecutor` wrapping the next one, added in ``transport(for:)``;
@@ -30,7 +34,7 @@ enum CallExecution {
             // Without plugins the executor is called here: one async frame less on every such call.
             response =
                 plugins.isEmpty
-                ? try await executor.execute(request)
+                ? try await PluginChain.send(request, to: executor)
                 : try await PluginChain.run(request, plugins: plugins[...], executor: executor)
         } catch {
             throw APIError.wrapping(error, request: request)
@@ -68,4 +72,26 @@ enum CallExecution {
             throw error
         }
     }
+}
+
+/// The outermost stage of the transport of a call that records its timeline: each attempt's start and end.
+struct RecordingExecutor: APIExecutor {
+    let base: any APIExecutor
+
+    func execute(_ request: APIRequest) async throws -> APIResponse {
+        request.recorder?.record(.attemptStarted)
+        do {
+            var response = try await base.execute(request)
+            // A response shared with an identical call in flight, or made by an executor from a request of its
+            // own, must still lead to this call's timeline.
+            if response.request.recorder !== request.recorder { response.request.recorder = request.recorder }
+            request.recorder?.attemptEnded(.success(response), request: request)
+            return response
+        } catch {
+            request.recorder?.attemptEnded(.failure(error), request: request)
+            throw error
+        }
+    }
+
+    var supportedTransfers: TransferFeatures { base.supportedTransfers }
 }

@@ -6,7 +6,7 @@ enum PluginChain {
         executor: any APIExecutor
     ) async throws -> APIResponse {
         guard let first = plugins.first else {
-            return try await executor.execute(request)
+            return try await send(request, to: executor)
         }
         let rest = plugins.dropFirst()
         return try await first.intercept(request) { request in
@@ -16,5 +16,13 @@ enum PluginChain {
             }
             return try await run(request, plugins: rest, executor: executor)
         }
+    }
+
+    /// Sends `request` to the transport; a call that records its timeline (from the start, or from a plugin that
+    /// asked for it) marks where each attempt enters the transport and how it ends.
+    @inline(__always)
+    static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
+        if request.recorder == nil { return try await executor.execute(request) }
+        return try await RecordingExecutor(base: executor).execute(request)
     }
 }

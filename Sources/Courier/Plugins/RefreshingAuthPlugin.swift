@@ -67,11 +67,19 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
             // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
             return try await next(request)
         }
-        let (credential, generation) = try await coordinator.current(provider)
+        let (credential, generation) = try await coordinator.current(provider, recorder: request.recorder)
         let response = try await next(authorized(request, with: credential))
         guard isAuthFailure(response) else { return response }
         try Task.checkCancellation()
-        let fresh = try await coordinator.refreshed(after: generation, failed: credential, refresh)
+        let fresh: Credential
+        do {
+            fresh = try await coordinator.refreshed(
+                after: generation, failed: credential, refresh, recorder: request.recorder)
+        } catch {
+            request.recorder?.record(.authRefresh, detail: "failed")
+            throw error
+        }
+        request.recorder?.record(.authRefresh, detail: "finished")
         return try await next(authorized(request, with: fresh))
     }
 
@@ -101,9 +109,10 @@ private actor RefreshCoordinator<Credential: Sendable> {
 
     /// The credential to send: the result of a running refresh, else the provider's.
     func current(
-        _ provider: @Sendable () async throws -> Credential?
+        _ provider: @Sendable () async throws -> Credential?, recorder: CallRecorder?
     ) async throws -> (Credential?, Int) {
         if isRefreshing {
+            recorder?.record(.authRefresh, detail: "joined")
             let credential = try await waitForRefresh()
             return (credential, generation)
         }
@@ -116,9 +125,13 @@ private actor RefreshCoordinator<Credential: Sendable> {
     func refreshed(
         after sentGeneration: Int,
         failed: Credential?,
-        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential
+        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential, recorder: CallRecorder?
     ) async throws -> Credential {
-        if sentGeneration < generation, let latest { return latest }
+        if sentGeneration < generation, let latest {
+            recorder?.record(.authRefresh, detail: "joined (already finished)")
+            return latest
+        }
+        recorder?.record(.authRefresh, detail: isRefreshing ? "joined" : "started")
         if !isRefreshing {
             isRefreshing = true
             let scope = RefreshScope.active + [ObjectIdentifier(self)]

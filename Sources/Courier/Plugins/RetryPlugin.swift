@@ -141,16 +141,19 @@ public struct RetryPlugin: APIPlugin {
                 guard attempt < policy.maxAttempts, policy.statusCodes.contains(response.statusCode) else {
                     return response
                 }
-                let retryAfter =
-                    policy.honorsRetryAfter
-                    ? response.headers[.retryAfter].flatMap { policy.delay(retryAfter: $0) } : nil
+                let header = policy.honorsRetryAfter ? response.headers[.retryAfter] : nil
+                let retryAfter = header.flatMap { policy.delay(retryAfter: $0) }
                 wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
+                request.recorder?.record(
+                    .retryScheduled, statusCode: response.statusCode, delay: wait,
+                    detail: "status \(response.statusCode)" + (header.map { ", Retry-After: \($0)" } ?? ""))
             } catch {
                 let wrapped = APIError.wrapping(error, request: request)
                 guard attempt < policy.maxAttempts, let problem = wrapped.reason.transportProblem,
                     policy.transportProblems.contains(problem)
                 else { throw wrapped }
                 wait = policy.backoff(beforeRetry: attempt)
+                request.recorder?.record(.retryScheduled, delay: wait, detail: "\(problem)")
             }
             do {
                 try await Task.sleep(for: wait)

@@ -39,6 +39,8 @@ public struct APIRequest: Sendable {
     public var progress: TransferProgress?
     /// The endpoint this request was built from.
     public let endpoint: APIEndpoint
+    /// Records the call's timeline when its configuration has observers; `nil` otherwise (see `CallRecorder`).
+    var recorder: CallRecorder? = nil
 
     /// Creates a request. Requests are normally built with `$endpoint.makeRequest(with:)`.
     public init(

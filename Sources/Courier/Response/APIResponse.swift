@@ -95,6 +95,10 @@ public struct APIResponse: Sendable {
     /// The `Content-Type` header's value.
     public var contentType: String? { headers[.contentType] }
 
+    /// What happened during the call: its attempts, retries, redirects, cache decisions and phases; `nil` when
+    /// the configuration has no ``APIConfiguration/observers`` (see ``CallTimeline``).
+    public var timeline: CallTimeline? { request.recorder?.timeline }
+
     /// The character set named by `Content-Type` (`charset=…`), if any.
     var charset: String? {
         guard let contentType else { return nil }

@@ -27,6 +27,8 @@ public struct DecodedResponse<Value> {
     public var headers: HTTPHeaders { response.headers }
     /// The URL the response came from, after any redirects.
     public var url: URL? { response.url }
+    /// What happened during the call, decoding included; `nil` without ``APIConfiguration/observers``.
+    public var timeline: CallTimeline? { response.timeline }
 }
 
 extension DecodedResponse: Sendable where Value: Sendable {}

@@ -329,6 +329,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
         cookies?.store(from: http)
+        request.recorder?.record(.responseHeadReceived, statusCode: http.statusCode)
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if let disposition = continueStream(dataTask, response: http) { return completionHandler(disposition) }
         #endif
@@ -541,6 +542,17 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         let expected =
             request.body.count.map(Int64.init) ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         request.progress?.reportSent(totalBytesSent, expected: expected)
+        if let recorder = request.recorder, let expected, totalBytesSent == expected {
+            recorder.record(.requestSent, bytes: Int(totalBytesSent))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        // Apple platforms; FoundationNetworking does not collect metrics (the timeline has the head and the end).
+        guard let recorder = request.recorder, let last = metrics.transactionMetrics.last else { return }
+        var detail = last.networkProtocolName ?? "unknown protocol"
+        detail += last.isReusedConnection ? ", reused connection" : ", new connection"
+        recorder.record(.connection, detail: detail)
     }
 
     func urlSession(
@@ -570,9 +582,11 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             completionHandler(nil)
         case .follow where Self.repeatsBody(hop) && sendsHopItself():
             // Courier sends the next hop itself when this response ends (see takeOver(to:crossOrigin:)).
+            request.recordRedirect(hop)
             takeOver(to: to, crossOrigin: hop.isCrossOrigin)
             completionHandler(nil)
         case .follow:
+            request.recordRedirect(hop)
             var next = newRequest
             if hop.isCrossOrigin { removeCredentials(from: &next) }
             state.withLock { state in

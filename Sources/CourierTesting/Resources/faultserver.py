@@ -74,6 +74,10 @@ Routes (any method; parameters in the query string):
   /count?key=K&delay=0         counts the request under K, waits delay s (noticing a client
                                that leaves), then 200 JSON {"key", "hits"}; each response
                                carries a fresh "uuid". For the cache's de-duplication tests
+  /flaky?key=K&fail=1&status=503&retry-after=0
+                               the first `fail` requests counted under K get `status` with
+                               `Retry-After: retry-after` (none when empty), later ones 200 JSON
+                               {"key", "hits"}. For retry tests (the call timeline's)
   /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
                                and how many of them the client abandoned during the wait
   anything else                404
@@ -536,6 +540,20 @@ def route(conn, method, target, headers, body):
 
     if path == "/count":
         return route_count(conn, query)
+
+    if path == "/flaky":
+        key = "flaky:" + (query.get("key") or [""])[0]
+        fail = number(query, "fail", 1, maximum=100)
+        code = number(query, "status", 503, minimum=200, maximum=599)
+        retry_after = (query.get("retry-after") or ["0"])[0]
+        with COUNTS_LOCK:
+            counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
+            counts["hits"] += 1
+            hits = counts["hits"]
+        if hits <= fail:
+            extra = [("Retry-After", retry_after)] if retry_after else []
+            return respond(conn, code, json_body({"key": key, "hits": hits}), extra=extra)
+        return respond(conn, 200, json_body({"key": key, "hits": hits}))
 
     if path == "/count-stats":
         key = (query.get("key") or [""])[0]

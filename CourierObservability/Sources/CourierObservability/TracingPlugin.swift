@@ -18,12 +18,16 @@ import Tracing
 ///
 /// The span records `http.request.method`, `url.template` (the path template), `url.full` (redacted: user,
 /// password and secret query items and path parameters masked, as in every log line), `url.scheme`,
-/// `server.address`, `server.port` (the scheme's default when the URL names none) and
-/// `http.response.status_code`. A status of 400 and above sets the span's
-/// status to error (the convention for client spans), with `error.type` the status code; a failure records
-/// the error (its description, redacted as Courier's errors always are) and sets `error.type` to the
-/// ``Courier/APIError/Reason``. Put the plugin first in the list to get one span per call, or after a
-/// retrying plugin to get one per attempt.
+/// `server.address`, `server.port` (the scheme's default when the URL names none),
+/// `http.response.status_code` and, when the call sent its request more than once, `http.request.resend_count`:
+/// the retries and redirects after the first send (read from the call's timeline, which the plugin asks the call
+/// to record from where it sits). Signed-URL query items (`X-Amz-Signature`, `X-Amz-Credential`,
+/// `X-Amz-Security-Token`, `Signature`, `sig`, `X-Goog-Signature`, …) are masked in `url.full` like every secret.
+/// A status of 400 and above sets the span's status to error (the convention for client spans), with `error.type`
+/// the status code; a failure records the error (its description, redacted as Courier's errors always are) and
+/// sets `error.type` to the ``Courier/APIError/Reason`` — except a call its caller cancelled, which is not an
+/// error of the call: its span ends without an error status. Put the plugin first in the list to get one span per
+/// call, or after a retrying plugin to get one per attempt.
 public struct TracingPlugin: APIPlugin {
     private let tracer: (any Tracer)?
 
@@ -45,10 +49,10 @@ public struct TracingPlugin: APIPlugin {
         with tracer: some Tracer
     ) async throws -> APIResponse {
         let span = tracer.startSpan(
-            "\(request.endpoint)", context: ServiceContext.current ?? .topLevel, ofKind: .client)
+            request.endpoint.name, context: ServiceContext.current ?? .topLevel, ofKind: .client)
         defer { span.end() }
         span.attributes["http.request.method"] = request.method.rawValue
-        span.attributes["url.template"] = request.endpoint.path
+        span.attributes["url.template"] = request.endpoint.template
         // The URL with every secret masked: user and password, secret query items, secret path parameters.
         span.attributes["url.full"] = SensitiveData.redacted(request.url, for: request)
         if let scheme = request.url.scheme { span.attributes["url.scheme"] = scheme }
@@ -58,11 +62,13 @@ public struct TracingPlugin: APIPlugin {
         }
 
         var traced = request
+        traced.recordTimeline()
         tracer.inject(span.context, into: &traced.headers, using: HeaderInjector())
         do {
             let response = try await ServiceContext.withValue(span.context) {
                 try await next(traced)
             }
+            Self.recordResends(traced.timeline, on: span)
             span.attributes["http.response.status_code"] = response.statusCode
             if response.statusCode >= 400 {
                 span.attributes["error.type"] = "\(response.statusCode)"
@@ -70,12 +76,25 @@ public struct TracingPlugin: APIPlugin {
             }
             return response
         } catch {
+            Self.recordResends(traced.timeline, on: span)
             let failure = APIError.wrapping(error, request: request)
+            if let status = failure.statusCode { span.attributes["http.response.status_code"] = status }
+            // The caller gave up: not a failure of the call, nor of the server.
+            if failure.isCancellation { throw error }
             span.attributes["error.type"] = Self.type(of: failure.reason)
             span.recordError(failure)
             span.setStatus(SpanStatus(code: .error, message: failure.description))
             throw error
         }
+    }
+
+    /// Sets `http.request.resend_count` when the request went out more than once: retries and redirects.
+    private static func recordResends(_ timeline: CallTimeline?, on span: some Span) {
+        guard let events = timeline?.events else { return }
+        let attempts = events.count { $0.kind == .attemptStarted }
+        let redirects = events.count { $0.kind == .redirected }
+        let resends = max(0, attempts - 1) + redirects
+        if resends > 0 { span.attributes["http.request.resend_count"] = resends }
     }
 
     /// The port a URL without one uses.

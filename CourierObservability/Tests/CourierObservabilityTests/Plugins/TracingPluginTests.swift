@@ -1,6 +1,5 @@
-import AsyncHTTPClient
 @_spi(ExecutorSupport) import Courier
-import CourierAsyncHTTPClient
+import CourierObservability
 import CourierTesting
 import Foundation
 import InMemoryTracing
@@ -26,18 +25,9 @@ struct TracingPluginTests {
         }
     }
 
-    /// The client of the tests' executor: it does no tracing of its own, so the span on the wire is the plugin's.
-    static let client = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: {
-            var configuration = AsyncHTTPClientExecutor.clientConfiguration()
-            configuration.tracing.tracer = nil
-            return configuration
-        }())
-
     static func configuration(_ plugin: TracingPlugin, executor: (any APIExecutor)? = nil) throws -> APIConfiguration {
         APIConfiguration(
-            baseURL: try Servers.required().httpbin, executor: try executor ?? AsyncHTTPClientExecutor(client: client),
+            baseURL: try Servers.required().httpbin, executor: executor ?? URLSessionExecutor.shared,
             plugins: [plugin])
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 
 /// A swift-log handler that keeps every entry in memory, for tests.
 struct RecordingLogHandler: LogHandler {
@@ -12,7 +11,7 @@ struct RecordingLogHandler: LogHandler {
 
     /// Where the entries go; shared by the copies swift-log makes of the handler.
     final class Store: Sendable {
-        private let box = NIOLockedValueBox<[Entry]>([])
+        private let box = Locked<[Entry]>([])
         var entries: [Entry] { box.withLockedValue { $0 } }
         func append(_ entry: Entry) { box.withLockedValue { $0.append(entry) } }
     }

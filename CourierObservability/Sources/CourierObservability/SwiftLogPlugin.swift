@@ -1,7 +1,6 @@
 @_spi(ExecutorSupport) import Courier
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 
 /// Logs every call to a swift-log `Logger`: Courier's ``Courier/LoggingPlugin`` lines, with secrets redacted
 /// exactly as there (``Courier/SensitiveData``), at a level that says how the call went, with the call's
@@ -109,7 +108,7 @@ extension APIPlugin where Self == SwiftLogPlugin {
 private final class CallRecord: Sendable {
     let metadata: Logger.Metadata
     let start = ContinuousClock.now
-    let outcome = NIOLockedValueBox<Outcome?>(nil)
+    let outcome = Locked<Outcome?>(nil)
 
     /// How the rest of the chain ended.
     enum Outcome {
@@ -119,7 +118,7 @@ private final class CallRecord: Sendable {
 
     init(request: APIRequest) {
         metadata = [
-            "courier.endpoint": "\(request.endpoint)",
+            "courier.endpoint": "\(request.endpoint.name)",
             "http.request.method": "\(request.method.rawValue)",
         ]
     }

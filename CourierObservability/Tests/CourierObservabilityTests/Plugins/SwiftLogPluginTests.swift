@@ -1,5 +1,5 @@
 @_spi(ExecutorSupport) import Courier
-import CourierAsyncHTTPClient
+import CourierObservability
 import CourierTesting
 import Foundation
 import Logging
@@ -11,7 +11,7 @@ import Testing
 
 /// `SwiftLogPlugin`: Courier's log lines on a swift-log `Logger`, with levels by outcome, the call's metadata,
 /// and secrets redacted. The chain below the plugin is a `StubExecutor` (this is logic above the executor),
-/// except for the last test, a real call through `AsyncHTTPClientExecutor`.
+/// except for the last test, a real call through `URLSessionExecutor`.
 @Suite("SwiftLogPlugin")
 struct SwiftLogPluginTests {
     static let user = GET<String>("/users/{login}") { ["login": $0] }
@@ -123,11 +123,11 @@ struct SwiftLogPluginTests {
         #expect(store.entries.isEmpty)
     }
 
-    @Test("A real call through AsyncHTTPClientExecutor logs its request and response", .servers)
+    @Test("A real call through URLSessionExecutor logs its request and response", .servers)
     func realCall() async throws {
         let (logger, store) = RecordingLogHandler.logger()
         let configuration = APIConfiguration(
-            baseURL: try Servers.required().httpbin, executor: AsyncHTTPClientExecutor(),
+            baseURL: try Servers.required().httpbin, executor: URLSessionExecutor.shared,
             plugins: [.swiftLog(logger)])
 
         _ = try await GET<Void>("/get?api_key=k-2718").request(using: configuration) as Data

@@ -1,0 +1,98 @@
+import Courier
+import CourierObservability
+import CourierTesting
+import Foundation
+import MetricsTestKit
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `.metrics()`: the OpenTelemetry HTTP client metrics of each call, checked with swift-metrics' test backend.
+@Suite("MetricsObserver")
+struct MetricsObserverTests {
+    static let duration = "http.client.request.duration"
+
+    /// The dimensions of a metric as a dictionary.
+    static func dimensions(_ pairs: [(String, String)]) -> [String: String] {
+        Dictionary(pairs, uniquingKeysWith: { $1 })
+    }
+
+    @Test(
+        "A 200, a 404 and a refused connection: one duration each, with the right dimensions and error.type",
+        .servers)
+    func outcomes() async throws {
+        // GIVEN the real httpbin, and a port where nothing listens
+        let metrics = TestMetrics()
+        let base = try Servers.required().httpbin
+        let configuration = APIConfiguration(
+            baseURL: base, executor: URLSessionExecutor.shared, observers: [.metrics(factory: metrics)])
+        let status = GET<Int>("/status/{code}") { ["code": $0] }
+
+        // WHEN a call gets a 200, one a 404, and one cannot connect
+        _ = try await status.request(with: 200, using: configuration) as Data
+        await #expect(throws: APIError.self) { try await status.request(with: 404, using: configuration) as Data }
+        let refused = configuration.with { $0.baseURL = URL(string: "http://127.0.0.1:1") }
+        let error = await #expect(throws: APIError.self) {
+            try await status.request(with: 200, using: refused) as Data
+        }
+        #expect(error?.reason == .transport(.cannotConnect))
+
+        // THEN three durations, each in its own series, with the dimensions of its outcome
+        let timers = metrics.timers(label: Self.duration)
+        #expect(timers.count == 3)
+        #expect(timers.allSatisfy { $0.values.count == 1 && $0.displayUnit == .seconds })
+        let series = timers.map { Self.dimensions($0.dimensions) }
+        let ok = try #require(series.first { $0["http.response.status_code"] == "200" })
+        #expect(ok["http.request.method"] == "GET")
+        #expect(ok["server.address"] == base.host)
+        #expect(ok["server.port"] == "\(base.port ?? 80)")
+        #expect(ok["url.template"] == "/status/{code}")
+        #expect(ok["error.type"] == nil)
+        let notFound = try #require(series.first { $0["http.response.status_code"] == "404" })
+        #expect(notFound["error.type"] == "404")
+        let failed = try #require(series.first { $0["http.response.status_code"] == nil })
+        #expect(failed["error.type"] == "cannot_connect")
+        #expect(failed["server.port"] == "1")
+        // Every call ended: no request is active any more.
+        #expect(metrics.meters(label: "http.client.active_requests").allSatisfy { $0.lastValue == 0 })
+        #expect(!metrics.meters(label: "http.client.active_requests").isEmpty)
+        // The response body's size, for the calls that got one.
+        #expect(metrics.recorders(label: "http.client.response.body.size").count == 2)
+    }
+
+    @Test("10,000 calls to 10,000 path values make one url.template series")
+    func boundedSeries() async throws {
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor(statusCode: 200),
+            observers: [.metrics(factory: metrics)])
+        let user = GET<Int>("/users/{id}") { ["id": $0] }
+
+        for id in 0..<10_000 { _ = try await user.request(with: id, using: configuration) as Data }
+
+        let timers = metrics.timers(label: Self.duration)
+        #expect(timers.count == 1)
+        #expect(timers.first?.values.count == 10_000)
+        #expect(timers.first.map { Self.dimensions($0.dimensions)["url.template"] } == "/users/{id}")
+    }
+
+    @Test("A body sent is recorded with its size; a decoding failure after a 200 is error.type decoding_failed")
+    func sizesAndDecoding() async throws {
+        struct Model: Decodable { let id: Int }
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor.json("[]"),
+            observers: [.metrics(factory: metrics)])
+        let create = POST<String>("/items") { ["a": $0] }
+
+        await #expect(throws: APIError.self) { try await create.request(with: "b", using: configuration) as Model }
+
+        let sent = try #require(metrics.recorders(label: "http.client.request.body.size").first)
+        #expect(sent.values == [9])  // {"a":"b"}
+        let timer = try #require(metrics.timers(label: Self.duration).first)
+        #expect(Self.dimensions(timer.dimensions)["error.type"] == "decoding_failed")
+        #expect(Self.dimensions(timer.dimensions)["http.response.status_code"] == "200")
+    }
+}
