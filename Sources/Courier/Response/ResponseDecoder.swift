@@ -62,3 +62,12 @@ extension ResponseDecoder where Self == PropertyListResponseDecoder {
     /// Property lists.
     public static var propertyList: PropertyListResponseDecoder { PropertyListResponseDecoder() }
 }
+
+@_spi(Testing)
+extension JSONResponseDecoder {
+    /// The value Courier's own JSON decoder reads from `data`, `nil` when it leaves `data` to `JSONDecoder`
+    /// (for the differential fuzzer, which checks the two agree).
+    public func courierAttempt<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
+        FastJSONDecoding.attempt(type, from: data, with: decoder)
+    }
+}

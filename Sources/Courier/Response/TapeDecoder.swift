@@ -37,13 +37,26 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     // MARK: Values
 
     /// Decodes the value at entry `index` as `type`; `node` and `key` are its place, for nested decoders.
+    ///
+    /// Only metadata comparisons and the call of `T.init(from:)` here: anything that would make an unspecialized
+    /// copy of this function allocate an `Optional<T>` (a metadata lookup on every call) lives in ``special``.
     func decode<T: Decodable>(_ type: T.Type, at index: Int, node: PathNode?, key: PathKey) throws -> T {
         // What T.init(from:) would read through a single-value container, without the detour.
         if T.self == String.self { return unsafeBitCast(try document.string(at: index), to: T.self) }
         if T.self == Int.self { return unsafeBitCast(try document.integer(Int.self, at: index), to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try document.floatingPoint(Double.self, at: index), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try document.bool(at: index), to: T.self) }
-        // The types JSONDecoder reads its own way.
+        // The types JSONDecoder reads its own way, and the exemption of `[String: V]` from key conversion.
+        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
+            || document.settings.snakeCaseKeys
+        {
+            return try special(type, at: index, node: node, key: key)
+        }
+        return try pointed(at: index, node: node, key: key) { try T(from: $0) }
+    }
+
+    @inline(never)
+    private func special<T: Decodable>(_ type: T.Type, at index: Int, node: PathNode?, key: PathKey) throws -> T {
         if T.self == Date.self { return unsafeBitCast(try date(at: index, node: node, key: key), to: T.self) }
         if T.self == Data.self { return unsafeBitCast(try data(at: index, node: node, key: key), to: T.self) }
         if T.self == URL.self {
@@ -51,7 +64,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
             return unsafeBitCast(url, to: T.self)
         }
         if T.self == Decimal.self { throw document.fail() }
-        if document.settings.snakeCaseKeys, let dictionary = T.self as? any TapeStringDictionary.Type {
+        if let dictionary = T.self as? any TapeStringDictionary.Type {
             // `[String: V]` keeps its keys as they are whatever the key strategy (JSONDecoder's exemption).
             guard let value = try dictionary.decode(from: self, at: index, node: node, key: key) as? T else {
                 throw document.fail()

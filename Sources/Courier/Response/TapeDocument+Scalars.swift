@@ -76,6 +76,7 @@ extension TapeDocument {
     }
 
     /// A plain integer (`-?[0-9]+`) that fits `T`; `-0` is 0 whatever `T`.
+    @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
         let entry = entries[index]
         guard entry.kind == .number, entry.flags & JSONTape.fraction == 0 else { throw fail() }
@@ -102,6 +103,7 @@ extension TapeDocument {
     /// A number as strtod/strtof read it (correctly rounded), refusing the infinite and a non-zero number
     /// that rounds to zero as JSONDecoder does; with `.convertFromString`, an unescaped string equal to one of
     /// its three strings.
+    @inline(__always)
     func floatingPoint<T: TapeFloat>(_ type: T.Type, at index: Int) throws -> T {
         let entry = entries[index]
         if entry.kind == .string, entry.flags & JSONTape.escaped == 0, let floats = settings.floats {

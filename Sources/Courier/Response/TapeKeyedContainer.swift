@@ -30,8 +30,17 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func find(_ key: some CodingKey) -> Int? {
         let document = decoder.document
         let count = Int(document.entries[object].length)
-        if count > 16 || document.settings.snakeCaseKeys { return lookupTable().first[key.stringValue] }
         let name = key.stringValue
+        if count > 16 { return lookupTable().first[name] }
+        if document.settings.snakeCaseKeys {
+            let texts = lookupTable().texts
+            var cursor = object + 1
+            for position in 0..<count {
+                if texts[position] == name { return cursor + 1 }
+                cursor = document.after(cursor + 1)
+            }
+            return nil
+        }
         let found = name.utf8.withContiguousStorageIfAvailable { wanted -> Int? in
             var ascii = true
             for byte in wanted where byte >= 0x80 { ascii = false }
@@ -57,25 +66,33 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return memcmp(left, right, wanted.count) == 0
     }
 
-    /// Every key's text (converted with `.convertFromSnakeCase`) and the value of each text's first
-    /// occurrence, built once per object.
+    /// Every key's text (converted with `.convertFromSnakeCase`) and, for `allKeys` and large objects, the value
+    /// of each text's first occurrence; built once per object.
     private func lookupTable() -> (texts: [String], first: [String: Int]) {
-        if let texts = node.keyTexts, let first = node.firstIndex { return (texts, first) }
         let document = decoder.document
         let count = Int(document.entries[object].length)
-        var texts: [String] = []
+        let texts: [String]
+        if let known = node.keyTexts {
+            texts = known
+        } else {
+            var made: [String] = []
+            made.reserveCapacity(count)
+            var cursor = object + 1
+            for _ in 0..<count {
+                made.append(document.keyText(at: cursor))
+                cursor = document.after(cursor + 1)
+            }
+            node.keyTexts = made
+            texts = made
+        }
+        if let first = node.firstIndex { return (texts, first) }
         var first: [String: Int] = [:]
-        texts.reserveCapacity(count)
         first.reserveCapacity(count)
         var cursor = object + 1
-        for _ in 0..<count {
-            var text = (try? document.string(at: cursor)) ?? ""
-            if document.settings.snakeCaseKeys { text = SnakeCase.camelCased(text) }
-            texts.append(text)
+        for text in texts {
             if first[text] == nil { first[text] = cursor + 1 }
             cursor = document.after(cursor + 1)
         }
-        node.keyTexts = texts
         node.firstIndex = first
         return (texts, first)
     }
@@ -118,10 +135,12 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.decode(type, at: try value(key), node: node, key: .key(key))
     }
 
+    @inline(__always)
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
         try decoder.document.integer(type, at: try value(key))
     }
 
+    @inline(__always)
     private func float<T: TapeFloat>(_ type: T.Type, _ key: Key) throws -> T {
         try decoder.document.floatingPoint(type, at: try value(key))
     }
@@ -180,5 +199,87 @@ enum SnakeCase {
         guard words.count > 1 else { return key }
         let joined = ([words[0].lowercased()] + words[1...].map { $0.capitalized }).joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
+    }
+
+    /// The same for a key of ASCII letters, digits and underscores (`nil` for any other), without Foundation's
+    /// Unicode case tables: `lowercased()` lowers the letters; `capitalized` uppercases a letter that follows no
+    /// letter in the word (a digit is not one) and lowers the others.
+    static func camelCased(ascii key: UnsafeBufferPointer<UInt8>) -> String? {
+        var underscores = 0
+        for byte in key {
+            switch byte {
+            case UInt8(ascii: "_"): underscores += 1
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                break
+            default: return nil
+            }
+        }
+        guard underscores > 0 else { return String(decoding: key, as: UTF8.self) }
+        guard let first = key.firstIndex(where: { $0 != UInt8(ascii: "_") }) else {
+            return String(decoding: key, as: UTF8.self)
+        }
+        var last = key.count - 1
+        while last > first && key[last] == UInt8(ascii: "_") { last -= 1 }
+        var words = 0
+        var previous = UInt8(ascii: "_")
+        for position in first...last {
+            let byte = key[position]
+            if byte != UInt8(ascii: "_") && previous == UInt8(ascii: "_") { words += 1 }
+            previous = byte
+        }
+        guard words > 1 else { return String(decoding: key, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: key.count) { output in
+            var written = 0
+            for position in 0..<first {
+                output[written] = key[position]
+                written += 1
+            }
+            var word = 0
+            var cased = false
+            var inWord = false
+            for position in first...last {
+                var byte = key[position]
+                if byte == UInt8(ascii: "_") {
+                    inWord = false
+                    continue
+                }
+                if !inWord {
+                    inWord = true
+                    word += 1
+                    cased = false
+                }
+                let upper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+                let lower = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+                if word == 1 {
+                    if upper { byte |= 0x20 }
+                } else if upper {
+                    if cased { byte |= 0x20 }
+                    cased = true
+                } else if lower {
+                    if !cased { byte &= ~0x20 }
+                    cased = true
+                } else {
+                    cased = false
+                }
+                output[written] = byte
+                written += 1
+            }
+            for position in (last + 1)..<key.count {
+                output[written] = key[position]
+                written += 1
+            }
+            return written
+        }
+    }
+}
+
+extension TapeDocument {
+    /// The text of the key at entry `index`, converted when the strategy is `.convertFromSnakeCase`.
+    func keyText(at index: Int) -> String {
+        let entry = entries[index]
+        guard settings.snakeCaseKeys else { return (try? string(at: index)) ?? "" }
+        if entry.flags == 0, let text = SnakeCase.camelCased(ascii: raw(entry)) { return text }
+        return SnakeCase.camelCased((try? string(at: index)) ?? "")
     }
 }

@@ -239,6 +239,7 @@ struct FastJSONDecodingTests {
             $0.keyDecodingStrategy = .convertFromSnakeCase
         },
         .of(FJSnakeProbe.self, FJSnakeProbe.json, fast: true) { $0.keyDecodingStrategy = .convertFromSnakeCase },
+        .of(FJKeyList.self, FJKeyList.json, fast: true) { $0.keyDecodingStrategy = .convertFromSnakeCase },
         .of(FJPerson.self, #"{"firstName": "A", "age": 3}"#) { $0.keyDecodingStrategy = .convertFromSnakeCase },
         .of(FJPerson.self, #"{"FIRSTNAME": "A", "age": 3}"#, fast: false) {
             $0.keyDecodingStrategy = .custom { keys in TapeCodingKey(stringValue: keys.last!.stringValue.lowercased()) }
@@ -305,4 +306,18 @@ struct FJSnakeProbe: Decodable, Equatable {
     var camelCase: Int?
 
     static let json = #"{"user_id": 1, "userId": 2, "name": "n", "URL_value": "u", "camelCase": 5}"#
+}
+
+/// The keys a keyed container lists, as the key strategy makes them (sorted: JSONDecoder's order is a hash order).
+struct FJKeyList: Decodable {
+    var keys: [String]
+
+    init(from decoder: any Decoder) throws {
+        keys = try decoder.container(keyedBy: TapeCodingKey.self).allKeys.map(\.stringValue).sorted()
+    }
+
+    static let json = """
+        {"with1_2number": 1, "a_1st_b2c": 2, "ABC_DEF": 3, "x_Yz": 4, "_lead_ing": 5, "trail_ing__": 6, "a__b": 7,
+         "caf\\u00e9_au_lait": 8, "straße_groß": 9, "ǆ_ǆ": 10, "9_9": 11, "a-b_c.d": 12, "aB_cD": 13, "": 14, "__": 15}
+        """
 }
