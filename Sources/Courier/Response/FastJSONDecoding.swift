@@ -14,7 +14,9 @@ import Foundation
 ///   attempt is thrown away and `JSONDecoder` decodes the data (so a type's `init(from:)` may run twice then).
 enum FastJSONDecoding {
     /// Decodes `type` from `data` as `decoder` does.
-    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, with decoder: JSONDecoder) throws
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, with decoder: JSONDecoder
+    ) throws
         -> Value
     {
         if let value = attempt(type, from: data, with: decoder) { return value }

@@ -44,7 +44,9 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         // What T.init(from:) would read through a single-value container, without the detour.
         if T.self == String.self { return unsafeBitCast(try document.string(at: index), to: T.self) }
         if T.self == Int.self { return unsafeBitCast(try document.integer(Int.self, at: index), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try document.floatingPoint(Double.self, at: index), to: T.self) }
+        if T.self == Double.self {
+            return unsafeBitCast(try document.floatingPoint(Double.self, at: index), to: T.self)
+        }
         if T.self == Bool.self { return unsafeBitCast(try document.bool(at: index), to: T.self) }
         // The types JSONDecoder reads its own way, and the exemption of `[String: V]` from key conversion.
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self

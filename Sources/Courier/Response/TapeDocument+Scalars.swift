@@ -116,7 +116,10 @@ extension TapeDocument {
         guard entry.kind == .number else { throw fail() }
         let raw = raw(entry)
         let number = Self.scan(raw)
-        if number.mantissa == 0 { return number.negative ? -T(0) : T(0) }
+        if number.mantissa == 0 {
+            guard Self.isTrueZero(raw) else { throw fail() }
+            return number.negative ? -T(0) : T(0)
+        }
         var value: T
         if !number.truncated, number.mantissa <= T.exactMantissa, abs(number.exponent) <= T.exactPowers {
             value = T(number.mantissa)
@@ -127,7 +130,7 @@ extension TapeDocument {
             guard let parsed = T(text: String(decoding: raw, as: UTF8.self)) else { throw fail() }
             value = parsed
         }
-        guard value.isFinite, value != 0 else { throw fail() }
+        guard value.isFinite, value != 0 || Self.isTrueZero(raw) else { throw fail() }
         return value
     }
 
@@ -181,6 +184,31 @@ extension TapeDocument {
             exponent += sign * value
         }
         return (negative, mantissa, exponent, truncated)
+    }
+
+    /// JSONDecoder's test that a number read as zero was written as zero (and did not round to it): a 1-9 digit
+    /// before an `e` says no. It reads the bytes four at a time from the start, then the last one to three from
+    /// the end backwards, so a digit of the exponent can decide (`0e7` and `-0.0e5` are refused, `0e0` is not);
+    /// this does the same, in the same order.
+    static func isTrueZero(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        func decides(_ byte: UInt8) -> Bool? {
+            switch byte {
+            case UInt8(ascii: "1")...UInt8(ascii: "9"): return false
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): return true
+            default: return nil
+            }
+        }
+        var start = 0
+        while raw.count - start >= 4 {
+            for offset in start..<start + 4 {
+                if let answer = decides(raw[offset]) { return answer }
+            }
+            start += 4
+        }
+        for offset in (start..<raw.count).reversed() {
+            if let answer = decides(raw[offset]) { return answer }
+        }
+        return true
     }
 
     private static func equal(_ raw: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {

@@ -34,7 +34,7 @@ indirect enum Schema: Sendable {
 /// The schema stack both decoders read through `userInfo` (they decode one value at a time, in order).
 final class SchemaStack: @unchecked Sendable {
     var stack: [Schema] = []
-    static let key = CodingUserInfoKey(rawValue: "courier.fuzz.schema")!
+    static let key = CodingUserInfoKey(rawValue: "courier.fuzz.schema")
 }
 
 /// Decodes what the schema on top of the stack says and writes down everything it saw (values, float bits,
@@ -50,7 +50,9 @@ struct Shape: Decodable, Equatable {
     }
 
     init(from decoder: any Decoder) throws {
-        guard let stack = decoder.userInfo[SchemaStack.key] as? SchemaStack, let schema = stack.stack.last else {
+        guard let key = SchemaStack.key, let stack = decoder.userInfo[key] as? SchemaStack,
+            let schema = stack.stack.last
+        else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no schema"))
         }
         trace.append(Self.path(decoder.codingPath))
@@ -109,7 +111,8 @@ struct Shape: Decodable, Equatable {
                     trace.append(try container.decode(Shape.self).trace.joined(separator: ","))
                 }
             }
-            trace.append("past end \(String(describing: try container.decodeIfPresent(Int.self))) \(container.currentIndex)")
+            trace.append(
+                "past end \(String(describing: try container.decodeIfPresent(Int.self))) \(container.currentIndex)")
         case .lenient(let inner):
             stack.stack.append(inner)
             defer { stack.stack.removeLast() }
@@ -144,7 +147,8 @@ struct Shape: Decodable, Equatable {
         case .array(let inner):
             stack.stack.append(inner)
             defer { stack.stack.removeLast() }
-            trace.append(try container.decode([Shape].self).map { $0.trace.joined(separator: ",") }.joined(separator: ";"))
+            trace.append(
+                try container.decode([Shape].self).map { $0.trace.joined(separator: ",") }.joined(separator: ";"))
         case .dictionary(let inner):
             stack.stack.append(inner)
             defer { stack.stack.removeLast() }

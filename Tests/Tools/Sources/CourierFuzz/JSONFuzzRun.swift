@@ -8,6 +8,7 @@ struct JSONGenerator {
     static let keys = [
         "a", "b", "id", "name", "user_id", "userId", "first_name", "firstName", "_private", "trailing_", "__x__",
         "URL_value", "é", "e\u{301}", "K", "\u{212A}", "super", "a_b_c", "", "ключ", "emoji🚀", "with space",
+        "with1_2number", "a_1st_b2c", "ABC_DEF", "x_Yz", "straße_groß", "a-b_c.d", "user_ID",
     ]
 
     mutating func schema(depth: Int = 0) -> Schema {
@@ -179,15 +180,27 @@ struct JSONGenerator {
             decoder.nonConformingFloatDecodingStrategy = .convertFromString(
                 positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         }
-        if random.oneIn(50) { decoder.allowsJSON5 = true }
+        // A setting Courier leaves to JSONDecoder. (Not allowsJSON5: JSONDecoder traps on some malformed numbers
+        // in JSON5 mode, in swift-foundation's JSON5Scanner.validateNumber.)
+        if random.oneIn(50) {
+            decoder.keyDecodingStrategy = .custom { keys in keys.last ?? Shape.Key(stringValue: "") }
+        }
         return decoder
     }
 }
+
+extension SplitMix64: RandomNumberGenerator {}
 
 enum JSONFuzz {
     /// Runs `cases` cases from `seed`; the exit code (0: no mismatch).
     static func run(seed: UInt64, cases: Int, verbose: Bool) -> Int32 {
         var generator = JSONGenerator(random: SplitMix64(seed: seed))
+        // JSONDecoder decodes a `[String: V]` in its dictionary's order, which is random in each process unless
+        // hashing is deterministic: then two of its own decodes may throw for different keys.
+        let strictErrors = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil
+        if !strictErrors {
+            say("note: errors compared by kind only; set SWIFT_DETERMINISTIC_HASHING=1 to compare them")
+        }
         var (answered, fellBack, bothFailed, mismatches) = (0, 0, 0, 0)
         let start = Date()
         for index in 0..<cases {
@@ -196,7 +209,7 @@ enum JSONFuzz {
             let decoder = generator.decoder()
             let stack = SchemaStack()
             stack.stack = [schema]
-            decoder.userInfo[SchemaStack.key] = stack
+            if let key = SchemaStack.key { decoder.userInfo[key] = stack }
             let courier = JSONResponseDecoder(decoder)
             func fail(_ message: String) {
                 mismatches += 1
@@ -222,7 +235,8 @@ enum JSONFuzz {
             }
             switch (reference, viaCourier) {
             case (.success(let left), .success(let right)) where left == right: break
-            case (.failure(let left), .failure(let right)) where describe(left) == describe(right): bothFailed += 1
+            case (.failure(let left), .failure(let right)) where !strictErrors || describe(left) == describe(right):
+                bothFailed += 1
             default: fail("JSONResponseDecoder \(viaCourier) ≠ JSONDecoder \(reference)")
             }
             if verbose, index % 100_000 == 0 { say("… \(index) cases") }
