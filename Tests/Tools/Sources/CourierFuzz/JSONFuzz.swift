@@ -59,6 +59,12 @@ struct Shape: Decodable, Equatable {
         try read(schema, decoder, stack)
     }
 
+    /// Sorted by Unicode scalars: String's `<` is no strict order (`"e\u{301}"` and `"\u{e9}\u{0}"` are neither
+    /// equal nor ordered either way), so sorting with it depends on the order it starts from.
+    static func sorted(_ texts: [String]) -> [String] {
+        texts.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
+    }
+
     static func path(_ keys: [any CodingKey]) -> String {
         keys.map { "\($0.stringValue)#\($0.intValue.map(String.init) ?? "")" }.joined(separator: "/")
     }
@@ -67,7 +73,7 @@ struct Shape: Decodable, Equatable {
         switch schema {
         case .object(let fields):
             let container = try decoder.container(keyedBy: Key.self)
-            trace.append("keys \(container.allKeys.map(\.stringValue).sorted())")
+            trace.append("keys \(Self.sorted(container.allKeys.map(\.stringValue)))")
             for field in fields {
                 let key = Key(stringValue: field.key)
                 stack.stack.append(field.schema)
@@ -154,7 +160,7 @@ struct Shape: Decodable, Equatable {
             defer { stack.stack.removeLast() }
             let dictionary = try container.decode([String: Shape].self)
             trace.append(
-                dictionary.map { "\(String(reflecting: $0.key))=\($0.value.trace.joined(separator: ","))" }.sorted()
+                Self.sorted(dictionary.map { "\(String(reflecting: $0.key))=\($0.value.trace.joined(separator: ","))" })
                     .joined(separator: ";"))
         case .object, .manualArray, .lenient:
             break
