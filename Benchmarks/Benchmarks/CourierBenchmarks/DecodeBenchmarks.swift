@@ -43,4 +43,30 @@ func registerDecodeBenchmarks() {
             }
         }
     }
+
+    // The decode alone: Courier's JSON decoder (through JSONResponseDecoder, as calls use it) against JSONDecoder
+    // with the same settings, on the 2 KB and 200 KB fixtures and the nested, string-heavy one (snake-case keys).
+    let settings = Benchmark.Configuration(
+        metrics: [.wallClock, .instructions, .mallocCountTotal], warmupIterations: 20,
+        maxDuration: .milliseconds(700), maxIterations: 100_000)
+    func register<T: Decodable & Equatable & Sendable>(_ name: String, _ type: T.Type, _ body: Data, snake: Bool) {
+        for side in ["courier", "jsondecoder"] {
+            Benchmark("json.\(name).\(side)", configuration: settings) { benchmark in
+                let decoder = APIConfiguration.makeDefaultDecoder()
+                if snake { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+                let courier = JSONResponseDecoder(decoder)
+                for _ in benchmark.scaledIterations {
+                    do {
+                        blackHole(
+                            try side == "courier" ? courier.decode(type, from: body) : decoder.decode(type, from: body))
+                    } catch {
+                        benchmark.error("\(error)")
+                    }
+                }
+            }
+        }
+    }
+    register("2kb", [Repository].self, Fixtures.small, snake: false)
+    register("200kb", [Repository].self, Fixtures.large, snake: false)
+    register("nested", [Discussion].self, Fixtures.nested, snake: true)
 }

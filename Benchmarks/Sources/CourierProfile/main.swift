@@ -14,6 +14,7 @@ import Foundation
 // Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline},
 // pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost),
 // pipeline-3-plugins (the same with three plugins that do nothing),
+// json.{2kb,200kb,nested}.{courier,jsondecoder} (the decode alone: Courier's JSON decoder against JSONDecoder),
 // download.URL (GETs of URL with URLSessionExecutor.shared, the body in memory).
 //
 //   Benchmarks/.build/release/CourierProfile compare build.path-header-query [rounds]
@@ -84,6 +85,30 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
     for _ in 0..<iterations {
         let request = try courier ? shape.courier() : shape.baseline()
         checksum &+= request.url?.absoluteString.utf8.count ?? 0
+    }
+} else if name.hasPrefix("json.") {
+    // `json.{2kb,200kb,nested}.{courier,jsondecoder}`: the decode alone, Courier's JSON decoder (through
+    // JSONResponseDecoder, as every call uses it) against JSONDecoder with the same settings on the same bytes.
+    let parts = name.split(separator: ".")
+    let decoder = APIConfiguration.makeDefaultDecoder()
+    decoder.keyDecodingStrategy = parts[1] == "nested" ? .convertFromSnakeCase : .useDefaultKeys
+    let courier = JSONResponseDecoder(decoder)
+    func decode<T: Decodable & Equatable>(_ type: T.Type, _ body: Data) throws -> Int {
+        let expected = try decoder.decode(type, from: body)
+        guard try courier.decode(type, from: body) == expected else {
+            throw BenchmarkSetupError("\(name): Courier and JSONDecoder disagree")
+        }
+        var sum = 0
+        for _ in 0..<iterations {
+            let value = try parts[2] == "courier" ? courier.decode(type, from: body) : decoder.decode(type, from: body)
+            sum &+= withExtendedLifetime(value) { 1 }
+        }
+        return sum
+    }
+    switch parts[1] {
+    case "2kb": checksum = try decode([Repository].self, Fixtures.small)
+    case "200kb": checksum = try decode([Repository].self, Fixtures.large)
+    default: checksum = try decode([Discussion].self, Fixtures.nested)
     }
 } else if name.hasPrefix("decode.") {
     let body = name.hasPrefix("decode.2kb.") ? Fixtures.small : Fixtures.large

@@ -35,9 +35,10 @@ public struct JSONResponseDecoder: ResponseDecoder {
         self.decoder = decoder
     }
 
-    /// Decodes a value of `type` from JSON `data`.
+    /// Decodes a value of `type` from JSON `data`: the value `decoder` would return, or the error it would
+    /// throw. When `decoder`'s settings allow, Courier's own, faster JSON reader does the work.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try decoder.decode(type, from: data)
+        try FastJSONDecoding.decode(type, from: data, with: decoder)
     }
 }
 
@@ -60,4 +61,13 @@ extension ResponseDecoder where Self == JSONResponseDecoder {
 extension ResponseDecoder where Self == PropertyListResponseDecoder {
     /// Property lists.
     public static var propertyList: PropertyListResponseDecoder { PropertyListResponseDecoder() }
+}
+
+@_spi(Testing)
+extension JSONResponseDecoder {
+    /// The value Courier's own JSON decoder reads from `data`, `nil` when it leaves `data` to `JSONDecoder`
+    /// (for the differential fuzzer, which checks the two agree).
+    public func courierAttempt<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
+        FastJSONDecoding.attempt(type, from: data, with: decoder)
+    }
 }

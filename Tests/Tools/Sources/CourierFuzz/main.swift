@@ -1,6 +1,7 @@
-// CourierFuzz — random endpoints and inputs through `makeRequest(with:using:)`.
+// CourierFuzz — random endpoints and inputs through `makeRequest(with:using:)`; with --json, the differential
+// fuzz of Courier's JSON decoder against JSONDecoder (JSONFuzz.swift).
 //
-//     CourierFuzz [--seed S] [--cases N] [--verbose]
+//     CourierFuzz [--json] [--seed S] [--cases N] [--verbose]
 //
 // Every failure must be an `APIError` naming the endpoint, and must be expected (the oracle says why);
 // every success must decode back, with the fuzzer's own decoders, to the values it was given. Prints the
@@ -17,6 +18,7 @@ import Foundation
 var seed = UInt64(Date().timeIntervalSince1970 * 1000)
 var cases = 10_000
 var verbose = false
+var json = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -34,8 +36,10 @@ while let argument = arguments.popFirst() {
         cases = value
     case "--verbose":
         verbose = true
+    case "--json":
+        json = true
     default:
-        print("usage: CourierFuzz [--seed S] [--cases N] [--verbose]")
+        print("usage: CourierFuzz [--json] [--seed S] [--cases N] [--verbose]")
         exit(2)
     }
 }
@@ -45,7 +49,8 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-say("CourierFuzz seed=\(seed) cases=\(cases)")
+say("CourierFuzz\(json ? " --json" : "") seed=\(seed) cases=\(cases)")
+if json { exit(JSONFuzz.run(seed: seed, cases: cases, verbose: verbose)) }
 
 func parameters(_ fuzzCase: FuzzCase) -> Parameters {
     func raw(_ value: FuzzValue) -> any Encodable & Sendable {
