@@ -24,11 +24,11 @@ enum Cached {
     static var noStore: APIParameterBuilder<Void>? = .init { ["Cache-Control": "no-store"] }
 
     /// The token goes into the key: each user gets their own entry, in memory only.
-    @GET("/bearer", tags: [.cache(.cacheElseNetwork(seconds: 60).with { $0.key.prefix = "session/" })])
+    @GET("/bearer", tags: [.cache(.cacheElseNetwork(seconds: 60).with { $0.keyPrefix = "session/" })])
     static var me: APIParameterBuilder<Void>? = nil
 
     /// Its own key prefix, so it does not share the entry of `uuid` above (same method and URL).
-    @GET("/uuid", tags: [.cache(CachePolicy(read: .cacheThenNetwork, write: .memory, key: .init(prefix: "feed/")))])
+    @GET("/uuid", tags: [.cache(CachePolicy(read: .cacheThenNetwork, write: .memory).with { $0.keyPrefix = "feed/" })])
     static var feed: APIParameterBuilder<Void>? = nil
 
     /// Identical calls in flight at once share one request.

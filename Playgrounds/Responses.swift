@@ -78,7 +78,8 @@ enum ResponsesPage {
         Console.step("The raw `APIResponse`: status, headers and body, for when you need more than the value")
         let raw = try await Answers.$responseHeaders.request(with: ["X-Courier": "delivered"])
         let header = raw.headers["X-Courier"] ?? "-"  // look-ups ignore case
-        Console.result("status \(raw.statusCode), X-Courier: \(header), Content-Type: \(raw.contentType ?? "-")")
+        Console.result(
+            "status \(raw.statusCode), X-Courier: \(header), Content-Type: \(raw.headers[.contentType] ?? "-")")
 
         Console.step("Failures are one type, `APIError`; switch over `error.reason` to decide what to do")
         for code in [404, 401, 418, 503] {

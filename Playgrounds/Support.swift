@@ -54,7 +54,7 @@ enum Console {
     /// A response arriving (printed by `LoggingExecutor`): status, type, size and time.
     static func received(_ response: APIResponse, after elapsed: Duration, label: String = "") {
         var parts = ["\(response.statusCode)"]
-        if let type = response.contentType?.split(separator: ";").first { parts.append(String(type)) }
+        if let type = response.headers[.contentType]?.split(separator: ";").first { parts.append(String(type)) }
         parts.append("\(response.data.count) bytes")
         parts.append("\(milliseconds(elapsed)) ms")
         line("  ← \(label)" + parts.joined(separator: " · "))

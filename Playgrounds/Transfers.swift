@@ -33,7 +33,9 @@ enum Transfers {
     // Uploads. `Data` and file `URL` parameters are bodies: the bytes as they are, the file streamed from disk.
     @POST("/anything/notes/{id}")
     static var note: APIParameterBuilder<(id: Int, text: String)>? = .init {
-        .data(Data($0.text.utf8), contentType: "text/plain; charset=utf-8", parameters: ["id": $0.id, "draft": true])
+        .body(
+            .data(Data($0.text.utf8)), contentType: "text/plain; charset=utf-8",
+            parameters: ["id": $0.id, "draft": true])
     }
 
     @PUT("/anything/backup")

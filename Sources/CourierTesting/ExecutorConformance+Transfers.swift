@@ -64,9 +64,9 @@ extension ExecutorConformance.Context {
 
     // MARK: - Endpoints (httpbin)
 
-    static let fileUpload = PUT<URL>("/anything/file") { .file($0, contentType: "application/octet-stream") }
+    static let fileUpload = PUT<URL>("/anything/file") { .body(.file($0), contentType: "application/octet-stream") }
     static let streamUpload = POST<(chunks: AsyncStream<Data>, count: Int?)>("/anything/stream") {
-        .stream($0.chunks, count: $0.count, contentType: "application/octet-stream")
+        .body(.stream($0.chunks, count: $0.count), contentType: "application/octet-stream")
     }
     static let form = POST<(text: URL, bytes: Data)>("/post", encoding: .multipart) {
         [
@@ -85,10 +85,10 @@ extension ExecutorConformance.Context {
     }
     static let status = GET<Int>("/status/{code}") { ["code": $0] }
     static let redirectedFile = POST<URL>("/redirect-to", acceptableStatusCodes: .any) {
-        .file($0, contentType: "application/octet-stream", parameters: ["url": "/anything", "status_code": 307])
+        .body(.file($0), contentType: "application/octet-stream", parameters: ["url": "/anything", "status_code": 307])
     }
     static let redirectedStream = POST<AsyncStream<Data>>("/redirect-to", acceptableStatusCodes: .any) {
-        .stream($0, count: 11, contentType: "text/plain", parameters: ["url": "/anything", "status_code": 307])
+        .body(.stream($0, count: 11), contentType: "text/plain", parameters: ["url": "/anything", "status_code": 307])
     }
 
     // MARK: - Content

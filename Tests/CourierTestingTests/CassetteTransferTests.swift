@@ -8,7 +8,7 @@ import Testing
 enum Uploads {
     @POST("/uploads")
     static var chunks: APIParameterBuilder<[String]>? = .init { parts in
-        .stream(parts.map { Data($0.utf8) }.async, contentType: "text/plain")
+        .body(.stream(parts.map { Data($0.utf8) }.async), contentType: "text/plain")
     }
 }
 
@@ -26,7 +26,7 @@ extension Array where Element: Sendable {
 enum Forms {
     @POST("/forms", encoding: .multipart)
     static var send: APIParameterBuilder<String>? = .init {
-        ["note": $0, "file": MultipartPart.data("f", Data($0.utf8))]
+        ["note": $0, "file": .data(Data($0.utf8), filename: nil)]
     }
 }
 

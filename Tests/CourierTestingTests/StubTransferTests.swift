@@ -77,7 +77,7 @@ enum Feeds {
         }
 
         #expect(error?.statusCode == 410)
-        #expect(error?.responseBody == Data("gone".utf8))
+        #expect(error?.response?.body.data == Data("gone".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 }

@@ -54,7 +54,7 @@ func registerDecodeBenchmarks() {
             Benchmark("json.\(name).\(side)", configuration: settings) { benchmark in
                 let decoder = APIConfiguration.makeDefaultDecoder()
                 if snake { decoder.keyDecodingStrategy = .convertFromSnakeCase }
-                let courier = JSONResponseDecoder(decoder)
+                let courier = JSONResponseDecoder.json(decoder)
                 for _ in benchmark.scaledIterations {
                     do {
                         blackHole(

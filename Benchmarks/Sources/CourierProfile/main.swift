@@ -92,7 +92,7 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
     let parts = name.split(separator: ".")
     let decoder = APIConfiguration.makeDefaultDecoder()
     decoder.keyDecodingStrategy = parts[1] == "nested" ? .convertFromSnakeCase : .useDefaultKeys
-    let courier = JSONResponseDecoder(decoder)
+    let courier = JSONResponseDecoder.json(decoder)
     func decode<T: Decodable & Equatable>(_ type: T.Type, _ body: Data) throws -> Int {
         let expected = try decoder.decode(type, from: body)
         guard try courier.decode(type, from: body) == expected else {

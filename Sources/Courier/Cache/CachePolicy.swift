@@ -29,33 +29,23 @@ public struct CachePolicy: Sendable {
         case cacheThenNetwork
     }
 
-    /// Where a response is written: a set of levels.
-    public struct WriteMode: OptionSet, Sendable, Hashable, CustomStringConvertible {
-        /// The levels as bits.
-        public let rawValue: Int
-
-        /// Creates a write mode from its bits.
-        public init(rawValue: Int) {
-            self.rawValue = rawValue
-        }
-
+    /// Where a response is written.
+    public enum WriteMode: Sendable, Hashable {
         /// Nothing is written (the default).
-        public static let none: WriteMode = []
+        case none
         /// The memory level.
-        public static let memory = WriteMode(rawValue: 1)
+        case memory
         /// The disk level.
-        public static let disk = WriteMode(rawValue: 2)
-        /// Both storages.
-        public static let memoryAndDisk: WriteMode = [.memory, .disk]
+        case disk
+        /// Both levels.
+        case memoryAndDisk
 
-        /// The mode's name.
-        public var description: String {
-            switch self {
-            case .none: "none"
-            case .memory: "memory"
-            case .disk: "disk"
-            default: "memoryAndDisk"
-            }
+        /// Whether nothing is written.
+        var isEmpty: Bool { self == .none }
+
+        /// Whether this mode writes to `level` (`.memory` or `.disk`).
+        func contains(_ level: WriteMode) -> Bool {
+            self == level || (self == .memoryAndDisk && level != .none)
         }
     }
 
@@ -76,45 +66,23 @@ public struct CachePolicy: Sendable {
         public static let server = Expiry.server(otherwise: .seconds(0))
     }
 
-    /// What a cache key is made of, beyond the method, the URL and the credentials (always in the key).
-    public struct Key: Sendable {
-        /// Extra parts of the key, for example the app version or the signed-in user's id.
-        public var extraParts: [String]
-        /// A prefix stored in clear in front of the hashed key, so that
-        /// ``ResponseCache/removeAll(withPrefix:)`` can clear a group (for example `"user-42/"` on sign-out).
-        /// Do not put secrets in it.
-        public var prefix: String
-        /// Query parameters left out of the key (a cache-busting timestamp, a tracking id).
-        public var ignoredQueryItems: Set<String>
-        /// Replaces the method and URL part of the key: the key is then this text (hashed) plus the
-        /// credentials and `extraParts`.
-        public var custom: (@Sendable (APIRequest) -> String)?
-
-        /// Creates a key description.
-        public init(
-            extraParts: [String] = [],
-            prefix: String = "",
-            ignoredQueryItems: Set<String> = [],
-            custom: (@Sendable (APIRequest) -> String)? = nil
-        ) {
-            self.extraParts = extraParts
-            self.prefix = prefix
-            self.ignoredQueryItems = ignoredQueryItems
-            self.custom = custom
-        }
-
-        /// Method, URL and credentials only.
-        public static let standard = Key()
-    }
-
     /// Where a call reads from.
     public var read: ReadMode
     /// Where a response is written.
     public var write: WriteMode
     /// How long a written response stays fresh.
     public var expiry: Expiry
-    /// What the key is made of.
-    public var key: Key
+    /// Extra parts of the cache key, beyond the method, the URL and the credentials (always in it): for
+    /// example the app version or the signed-in user's id.
+    public var keyParts: [String] = []
+    /// A prefix stored in clear in front of the hashed key, so that ``ResponseCache/removeAll(withPrefix:)``
+    /// can clear a group (for example `"user-42/"` on sign-out). Do not put secrets in it.
+    public var keyPrefix = ""
+    /// Query parameters left out of the key (a cache-busting timestamp, a tracking id).
+    public var ignoredQueryItems: Set<String> = []
+    /// Replaces the method and URL part of the key: the key is then this text (hashed) plus the credentials
+    /// and ``keyParts``.
+    public var customKey: (@Sendable (APIRequest) -> String)?
     /// Methods whose responses may be read and written; `GET` and `HEAD` by default. A method with a body
     /// (a `POST` search) has the body's digest in its key.
     public var methods: Set<HTTPMethod>
@@ -138,7 +106,6 @@ public struct CachePolicy: Sendable {
         read: ReadMode = .networkOnly,
         write: WriteMode = .none,
         expiry: Expiry = .server(otherwise: .seconds(60)),
-        key: Key = .standard,
         methods: Set<HTTPMethod> = [.get, .head],
         storableStatusCodes: AcceptableStatusCodes = .successful,
         shouldWrite: (@Sendable (APIResponse) -> Bool)? = nil,
@@ -149,7 +116,6 @@ public struct CachePolicy: Sendable {
         self.read = read
         self.write = write
         self.expiry = expiry
-        self.key = key
         self.methods = methods
         self.storableStatusCodes = storableStatusCodes
         self.shouldWrite = shouldWrite
@@ -167,7 +133,7 @@ public struct CachePolicy: Sendable {
         CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .server(otherwise: .seconds(seconds)))
     }
 
-    /// Returns a copy with a change applied: `.cacheElseNetwork().with { $0.key.prefix = "user-42/" }`.
+    /// Returns a copy with a change applied: `.cacheElseNetwork().with { $0.keyPrefix = "user-42/" }`.
     public func with(_ change: (inout CachePolicy) -> Void) -> CachePolicy {
         var copy = self
         change(&copy)

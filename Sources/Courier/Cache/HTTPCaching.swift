@@ -163,13 +163,13 @@ enum HTTPCaching {
         var hasher = SHA256()
         hasher.update(field: "courier-cache-v1")
         let urlText = request.url.absoluteString
-        if let custom = policy.key.custom {
+        if let custom = policy.customKey {
             hasher.update(field: custom(request))
         } else {
             hasher.update(field: request.method.rawValue)
             hasher.update(
-                field: policy.key.ignoredQueryItems.isEmpty
-                    ? urlText : url(request.url, ignoring: policy.key.ignoredQueryItems))
+                field: policy.ignoredQueryItems.isEmpty
+                    ? urlText : url(request.url, ignoring: policy.ignoredQueryItems))
         }
         switch request.body.count {
         case 0?: hasher.update(field: "")
@@ -180,7 +180,7 @@ enum HTTPCaching {
             hasher.update(field: body.finalizeHex())
         case nil: return nil
         }
-        for part in policy.key.extraParts { hasher.update(field: part) }
+        for part in policy.keyParts { hasher.update(field: part) }
         // Credentials: every sensitive header, query item, session cookie and URL user info, by name and value.
         // Two requests with other credentials never share a key (whatever the policy leaves out of the URL part);
         // the values never appear in clear.
@@ -216,7 +216,7 @@ enum HTTPCaching {
             hasher.update(field: components.user ?? "")
             hasher.update(field: components.password ?? "")
         }
-        return (CacheKey(prefix: policy.key.prefix, digest: hasher.finalizeHex()), hasCredentials)
+        return (CacheKey(prefix: policy.keyPrefix, digest: hasher.finalizeHex()), hasCredentials)
     }
 
     /// The URL as text, without the ignored query items.

@@ -39,16 +39,11 @@ public struct APITag: Sendable {
 public struct APITags: Sendable, ExpressibleByArrayLiteral {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
 
-    /// Creates tags from a list; a later tag with the same key wins.
-    public init(_ tags: [APITag]) {
-        for tag in tags {
+    /// Creates tags from an array literal, `[.requiresAuth, .cacheFor(60)]`; a later tag with the same key wins.
+    public init(arrayLiteral elements: APITag...) {
+        for tag in elements {
             storage[tag.key] = tag.value
         }
-    }
-
-    /// Creates tags from an array literal, `[.requiresAuth, .cacheFor(60)]`.
-    public init(arrayLiteral elements: APITag...) {
-        self.init(elements)
     }
 
     /// The value stored under `key`, or its default value.
@@ -61,7 +56,4 @@ public struct APITags: Sendable, ExpressibleByArrayLiteral {
     public func contains<Key: APITagKey>(_ key: Key.Type) -> Bool {
         storage[ObjectIdentifier(key)] != nil
     }
-
-    /// Whether no tag is set.
-    public var isEmpty: Bool { storage.isEmpty }
 }

@@ -51,7 +51,7 @@ extension APIError {
         public static let bodyNotAllowed = RequestProblem(.bodyNotAllowed)
         /// The parameters cannot be encoded; the `EncodingError` is the ``APIError/underlyingError``. For
         /// example a NaN or infinite number, a date outside its style's range (see
-        /// ``ParameterEncodingOptions/DateStyle``), or values nested deeper than ``Parameters/maximumDepth``.
+        /// ``ParameterEncodingOptions/DateStyle``), or values nested deeper than 100 (`Parameters.maximumDepth`).
         public static let unencodableParameters = RequestProblem(.unencodableParameters)
         /// The parameters' shape does not fit the encoding, for example an array for a query string.
         public static let unsupportedParameters = RequestProblem(.unsupportedParameters)

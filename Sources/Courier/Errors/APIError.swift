@@ -87,9 +87,6 @@ public struct APIError: Error, Sendable {
     /// The response's status code, when a response arrived.
     public var statusCode: Int? { response?.statusCode }
 
-    /// The response body, when a response arrived.
-    public var responseBody: Data? { response?.body.data }
-
     /// Decodes the response body into the server's own error model, or returns `nil` when there is no
     /// body or it does not decode.
     ///

@@ -4,7 +4,7 @@
 ///
 /// Timelines are recorded when the configuration has at least one ``CallObserver`` (with none, a call records
 /// nothing and costs nothing more). The observers see every event as it happens; the complete timeline is then
-/// on the response (``APIResponse/timeline``, ``DecodedResponse/timeline``) and on the error
+/// on the response (``APIResponse/timeline``, `DecodedResponse.timeline`) and on the error
 /// (``APIError/timeline``), so one failing call can be explained from its error:
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Walks a model the way an encoder would, writing nothing, and throws an `EncodingError` when it nests
-/// deeper than ``Parameters/maximumDepth`` or holds a NaN `Decimal`.
+/// deeper than 100 (`Parameters.maximumDepth`) or holds a NaN `Decimal`.
 ///
 /// Foundation's `JSONEncoder` recurses once per level and writes a NaN `Decimal` as `NaN`, which is not
 /// JSON; this walk runs first, so the configured encoder only ever sees a model it can write. It counts

@@ -273,7 +273,7 @@ struct FormParameterEncoder: ParameterEncoder {
 /// The default for `POST`, `PUT`, `PATCH` and `QUERY`.
 ///
 /// Named values are encoded in the order written (the default encoder then sorts keys); `nil` ones are left
-/// out; a model always makes a body (`{}` at least). Nesting deeper than ``Parameters/maximumDepth`` and a NaN
+/// out; a model always makes a body (`{}` at least). Nesting deeper than 100 (`Parameters.maximumDepth`) and a NaN
 /// `Decimal` are rejected before the encoder runs. A dictionary literal of strings, numbers, booleans and arrays
 /// of them is written without a round trip through `Encodable`, into the same bytes the encoder writes, unless
 /// the encoder's settings are ones only it knows (pretty printing, a key strategy).
@@ -298,11 +298,10 @@ struct JSONParameterEncoder: ParameterEncoder {
     static let contentType = "application/json"
 }
 
-/// Writes parameters as a `multipart/form-data` body (RFC 7578), streamed part by part (see ``MultipartForm``).
+/// Writes parameters as a `multipart/form-data` body (RFC 7578), streamed part by part (`MultipartForm`).
 ///
 /// Each named value is a part, in order:
 /// - ``MultipartFile`` values (`.file(url)`, `.data(bytes, filename:)`) are file parts;
-/// - ``MultipartPart`` values are sent as they are, under the dictionary's name;
 /// - `Data` values are file parts without a filename (`application/octet-stream`);
 /// - everything else is a text field, flattened like a form (`tags=a`, `tags=b`; `user[name]=x`) with the options.
 ///
@@ -329,9 +328,6 @@ struct MultipartParameterEncoder: ParameterEncoder {
                     parts.append(
                         MultipartPart(
                             name: name, filename: file.filename, contentType: file.contentType, content: file.content))
-                case var part as MultipartPart:
-                    part.name = name
-                    parts.append(part)
                 case let data as Data:
                     parts.append(
                         MultipartPart(name: name, contentType: "application/octet-stream", content: .data(data)))
@@ -409,15 +405,5 @@ extension Encodable where Self == MultipartFile {
         contentType: String = "application/octet-stream"
     ) -> MultipartFile where Chunks.Element == Data {
         MultipartFile(content: .stream(chunks, count: count), filename: filename, contentType: contentType)
-    }
-}
-
-extension MultipartPart: Encodable {
-    /// Fails: a part can only be sent in a multipart body.
-    public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(
-            name,
-            EncodingError.Context(
-                codingPath: encoder.codingPath, debugDescription: "A part can only be sent with encoding: .multipart"))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A node of the tree that ``ParameterTreeEncoder`` builds while a value encodes itself.
 ///
 /// Each node knows how many arrays and objects hold it. A node that would be an array or object deeper
-/// than ``Parameters/maximumDepth`` becomes `tooDeep`, and its children are handed out but never stored,
+/// than 100 (`Parameters.maximumDepth`) becomes `tooDeep`, and its children are handed out but never stored,
 /// so the tree, and every recursive walk over it, stays within the limit however deep the value goes.
 final class ParameterNode {
     private enum Content {
@@ -39,7 +39,7 @@ final class ParameterNode {
         }
     }
 
-    /// The error for parameters nested deeper than ``Parameters/maximumDepth``.
+    /// The error for parameters nested deeper than 100 (`Parameters.maximumDepth`).
     static func tooDeepError(_ codingPath: [any CodingKey]) -> EncodingError {
         EncodingError.invalidValue(
             "nested value",
@@ -115,7 +115,7 @@ struct ParameterTreeEncoder: Encoder {
         SingleContainer(node: node, codingPath: codingPath)
     }
 
-    /// Encodes `value` into `node`. A node deeper than ``Parameters/maximumDepth`` (a child of a `tooDeep`
+    /// Encodes `value` into `node`. A node deeper than 100 (`Parameters.maximumDepth`) (a child of a `tooDeep`
     /// one) throws at once, which stops a recursive value from recursing further.
     static func encode(_ value: some Encodable, into node: ParameterNode, codingPath: [any CodingKey]) throws {
         guard node.depth <= Parameters.maximumDepth else { throw ParameterNode.tooDeepError(codingPath) }

@@ -20,7 +20,7 @@ enum ParameterValue: Sendable, Equatable {
     /// Reduces a value, taking a fast path for the common scalar types.
     ///
     /// - Parameter depth: How many arrays and objects hold `value`: 1 for a value of a dictionary or a list
-    ///   parameter, 0 for a model. The result never nests deeper than ``Parameters/maximumDepth`` in all, so
+    ///   parameter, 0 for a model. The result never nests deeper than 100 (`Parameters.maximumDepth`) in all, so
     ///   everything that walks it recursively (the JSON writer, the query encoder) is bounded.
     static func make(from value: any Encodable, depth: Int) throws -> ParameterValue {
         switch value {

@@ -32,7 +32,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     var storage: Storage
 
     /// No parameters.
-    public static let none = Parameters(storage: .named([]))
+    static let none = Parameters(storage: .named([]))
 
     /// How many arrays and objects may sit inside each other in a call's parameters: 100.
     ///
@@ -40,7 +40,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// `["a": [[1]]]` has three. Deeper parameters fail with
     /// ``APIError/RequestProblem/unencodableParameters`` (the underlying `EncodingError` says so)
     /// before anything recurses further, whichever encoding and encoder is used.
-    public static let maximumDepth = 100
+    @_spi(Testing) public static let maximumDepth = 100
 
     init(storage: Storage) {
         self.storage = storage
@@ -59,7 +59,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 
     /// Creates parameters from an `Encodable` model. Its top-level keys act as names: path templates take
     /// theirs, and the rest go to the query or body.
-    public init(model: some Encodable & Sendable) {
+    @_spi(Testing) public init(model: some Encodable & Sendable) {
         self.storage = .model(model)
     }
 
@@ -85,7 +85,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     }
 
     /// Whether there is nothing to send.
-    public var isEmpty: Bool {
+    var isEmpty: Bool {
         switch storage {
         case .named(let named): !named.contains { $0.1 != nil }
         case .list(let list): list.isEmpty
@@ -95,48 +95,20 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 
     // MARK: - Bodies of their own
 
-    /// Bytes sent as the body as they are, with `contentType` (unless a header sets one). `parameters` fill the
-    /// path placeholders; the rest go to the query string.
+    /// `body` sent as it is — bytes, a file streamed from disk, or a one-shot stream of chunks — with
+    /// `contentType` (unless a header sets one; `nil` for none); `parameters` fill the path placeholders and
+    /// the rest go to the query string. Named parameters only: a list or a model fails with
+    /// ``APIError/RequestProblem/mixedParameters``.
     ///
     /// ```swift
     /// @PUT("/avatars/{user}")
     /// static var avatar: APIParameterBuilder<(user: String, png: Data)>? = .init {
-    ///     .data($0.png, contentType: "image/png", parameters: ["user": $0.user])
+    ///     .body(.data($0.png), contentType: "image/png", parameters: ["user": $0.user])
     /// }
     /// ```
-    public static func data(
-        _ data: Data,
-        contentType: String = "application/octet-stream",
-        parameters: Parameters = [:]
-    ) -> Parameters {
-        body(.data(data), contentType: contentType, parameters: parameters)
-    }
-
-    /// A file streamed from disk as the body, with `contentType` (unless a header sets one); `parameters` fill
-    /// the path and the query string. A file that cannot be read fails with
-    /// ``APIError/RequestProblem/unreadableBody`` before anything is sent.
-    public static func file(
-        _ url: URL,
-        contentType: String = "application/octet-stream",
-        parameters: Parameters = [:]
-    ) -> Parameters {
-        body(.file(url), contentType: contentType, parameters: parameters)
-    }
-
-    /// A one-shot `AsyncSequence` of byte chunks as the body, sent as it comes (`count`, when known, is sent as
-    /// `Content-Length`); `parameters` fill the path and the query string. Never retried.
-    public static func stream<Chunks: AsyncSequence & Sendable>(
-        _ chunks: Chunks,
-        count: Int? = nil,
-        contentType: String = "application/octet-stream",
-        parameters: Parameters = [:]
-    ) -> Parameters where Chunks.Element == Data {
-        body(.stream(chunks, count: count), contentType: contentType, parameters: parameters)
-    }
-
-    /// `body` sent as it is, with `contentType` (unless a header sets one; `nil` for none); `parameters` fill
-    /// the path and the query string. Named parameters only: a list or a model fails with
-    /// ``APIError/RequestProblem/mixedParameters``.
+    ///
+    /// A file that cannot be read fails with ``APIError/RequestProblem/unreadableBody`` before anything is
+    /// sent; a stream is never retried.
     public static func body(_ body: RequestBody, contentType: String?, parameters: Parameters = [:]) -> Parameters {
         guard case .named(let named) = parameters.storage else { return Parameters(storage: .mixed) }
         return Parameters(storage: .body(body, contentType: contentType, named: named))
@@ -150,9 +122,8 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 /// - an array literal, sent as a JSON array body: `.init { [$0.first, $0.second] }`;
 /// - any `Encodable & Sendable` model: `.init { $0 }`;
 /// - a body of its own: `Data` (`.init { $0 }` sends the bytes as they are), a file `URL` (`.init { $0 }`
-///   streams the file from disk), or ``Parameters/data(_:contentType:parameters:)``,
-///   ``Parameters/file(_:contentType:parameters:)``, ``Parameters/stream(_:count:contentType:parameters:)``
-///   with a content type and path or query values.
+///   streams the file from disk), or ``Parameters/body(_:contentType:parameters:)`` with a content type and
+///   path or query values.
 ///
 /// A `nil` builder means the endpoint has no parameters; on an endpoint whose parameter is not `Void` (and
 /// that no `headerBuilder` reads) it is a definition error,
@@ -175,7 +146,7 @@ public struct APIParameterBuilder<Input>: Sendable {
     /// (`Content-Type: application/octet-stream` unless a header sets one): `APIParameterBuilder<Data>? = .init { $0 }`.
     @_disfavoredOverload
     public init(_ build: @escaping @Sendable (Input) -> Data) {
-        self.build = { .data(build($0)) }
+        self.build = { .body(.data(build($0)), contentType: "application/octet-stream") }
     }
 
     /// Creates a builder whose closure returns a file URL, streamed from disk as the body
@@ -183,11 +154,11 @@ public struct APIParameterBuilder<Input>: Sendable {
     /// A URL that is not a readable file fails with ``APIError/RequestProblem/unreadableBody``.
     @_disfavoredOverload
     public init(_ build: @escaping @Sendable (Input) -> URL) {
-        self.build = { .file(build($0)) }
+        self.build = { .body(.file(build($0)), contentType: "application/octet-stream") }
     }
 
     /// The parameters for `input`.
-    public func parameters(for input: Input) -> Parameters {
+    func parameters(for input: Input) -> Parameters {
         build(input)
     }
 }

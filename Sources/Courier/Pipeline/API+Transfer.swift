@@ -162,7 +162,7 @@ extension API where Parameter == Void {
 
 extension ResponseStream {
     /// Sends `request` through the plugins and returns the response body as a stream that knows how to send
-    /// the request again (``ServerSentEvents`` reconnect with it).
+    /// the request again (``ResponseStream/events(reconnect:)`` reconnects with it).
     static func open(_ request: APIRequest, configuration: APIConfiguration) async throws(APIError) -> ResponseStream {
         let progress = request.progress
         let response: APIResponse

@@ -57,52 +57,38 @@ public struct NextPage<Page>: Sendable {
     }
 }
 
-/// The pages of a paginated list, fetched one at a time as the loop asks for them: the sequence
-/// ``API/pages(with:as:next:using:decoder:)`` returns.
-///
-/// Every page goes through the pipeline of any call (plugins, status validation, decoding) and fails with an
-/// ``APIError``. The work runs in the task that iterates: cancelling it, or leaving the loop, stops the list;
-/// no page is fetched before it is asked for. A next page whose URL is the current one ends the list.
-public struct PageSequence<Page: Decodable>: AsyncSequence, Sendable {
-    /// One decoded page.
-    public typealias Element = Page
-
-    let first: Result<APIRequest, APIError>
-    let next: NextPage<Page>
-    let configuration: APIConfiguration
-    let decoder: (any ResponseDecoder)?
-
-    /// Creates the iterator.
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(sequence: self)
+/// Fetches the pages of a paginated list one at a time, as the loop asks for them (the source of the sequence
+/// ``API/pages(with:as:next:using:decoder:)`` returns).
+struct PageReader<Page: Decodable>: APISequenceSource {
+    struct Start: Sendable {
+        let first: Result<APIRequest, APIError>
+        let next: NextPage<Page>
+        let configuration: APIConfiguration
+        let decoder: (any ResponseDecoder)?
     }
 
-    /// Fetches the next page when asked.
-    public struct Iterator: AsyncIteratorProtocol {
-        let sequence: PageSequence
-        var pending: APIRequest?
-        var started = false
+    let sequence: Start
+    var pending: APIRequest?
+    var started = false
 
-        init(sequence: PageSequence) {
-            self.sequence = sequence
-        }
+    init(sequence: Start) {
+        self.sequence = sequence
+    }
 
-        /// The next page, `nil` after the last.
-        /// - Throws: ``APIError``.
-        public mutating func next() async throws -> Page? {
-            if !started {
-                started = true
-                pending = try sequence.first.get()
-            }
-            guard let request = pending else { return nil }
-            pending = nil
-            let page: DecodedResponse<Page> = try await request.send(
-                using: sequence.configuration, decoder: sequence.decoder)
-            if let following = sequence.next.request(page, request), following.url != request.url {
-                pending = following
-            }
-            return page.value
+    /// The next page, `nil` after the last.
+    mutating func next() async throws -> Page? {
+        if !started {
+            started = true
+            pending = try sequence.first.get()
         }
+        guard let request = pending else { return nil }
+        pending = nil
+        let page: DecodedResponse<Page> = try await request.send(
+            using: sequence.configuration, decoder: sequence.decoder)
+        if let following = sequence.next.request(page, request), following.url != request.url {
+            pending = following
+        }
+        return page.value
     }
 }
 
@@ -118,34 +104,39 @@ extension API {
     /// let list = Store.$list.pages(as: [Item].self, next: .header("Next-Page"))
     /// ```
     ///
+    /// Every page goes through the pipeline of any call (plugins, status validation, decoding) and fails with
+    /// an ``APIError``. The work runs in the task that iterates: cancelling it, or leaving the loop, stops the
+    /// list; no page is fetched before it is asked for. A next page whose URL is the current one ends the list.
+    ///
     /// - Parameters:
     ///   - parameter: The first call's parameter.
     ///   - type: The type of one page.
     ///   - next: How a page names the next one; RFC 8288 `Link` `rel="next"` by default.
     ///   - configuration: The configuration for every page; `nil` for ``APIConfiguration/current``.
     ///   - decoder: Decodes each page; `nil` for the endpoint's decoder, else the configuration's.
-    public func pages<Page: Decodable>(
+    public func pages<Page: Decodable & SendableMetatype>(
         with parameter: Parameter,
         as type: Page.Type = Page.self,
         next: NextPage<Page> = .link,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
-    ) -> PageSequence<Page> {
+    ) -> APISequence<Page> {
         let configuration = configuration ?? .current
         // Built now (no I/O); a definition error is thrown by the first `next()`.
         let first = Result { () throws(APIError) in try makeRequest(with: parameter, using: configuration) }
-        return PageSequence(first: first, next: next, configuration: configuration, decoder: decoder)
+        let start = PageReader.Start(first: first, next: next, configuration: configuration, decoder: decoder)
+        return APISequence { PageReader(sequence: start) }
     }
 }
 
 extension API where Parameter == Void {
     /// The pages of a paginated list without parameters; see ``pages(with:as:next:using:decoder:)``.
-    public func pages<Page: Decodable>(
+    public func pages<Page: Decodable & SendableMetatype>(
         as type: Page.Type = Page.self,
         next: NextPage<Page> = .link,
         using configuration: APIConfiguration? = nil,
         decoder: (any ResponseDecoder)? = nil
-    ) -> PageSequence<Page> {
+    ) -> APISequence<Page> {
         pages(with: (), as: type, next: next, using: configuration, decoder: decoder)
     }
 }

@@ -107,7 +107,9 @@ public struct LoggingPlugin: APIPlugin {
             if options.includeHeaders { line += redactor.headerLines(response.headers) }
             if options.includeBodies, !response.data.isEmpty {
                 line +=
-                    "\n" + redactor.body(response.data, contentType: response.contentType, limit: options.maxBodyBytes)
+                    "\n"
+                    + redactor.body(
+                        response.data, contentType: response.headers[.contentType], limit: options.maxBodyBytes)
             }
             sink(redactor.scrub(line))
             return response

@@ -25,15 +25,9 @@
 /// configuration.plugins = [auth]
 /// ```
 public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
-    /// Reads the current credential; `nil` sends the request without one.
-    public typealias CredentialProvider = @Sendable () async throws -> Credential?
-    /// Returns a fresh credential; it receives the one that failed. Store the result where
-    /// `credential` reads it.
-    public typealias Refresh = @Sendable (_ failed: Credential?) async throws -> Credential
-    /// Adds a credential to a request. Every header it adds or changes is marked as secret (inserted into
-    /// ``APIRequest/sensitiveNames``), so logs, descriptions and cross-origin redirects never show it; a
-    /// credential put in the query is redacted only when its name is secret (see `SensitiveData`).
-    public typealias Apply = @Sendable (Credential, inout APIRequest) -> Void
+    typealias CredentialProvider = @Sendable () async throws -> Credential?
+    typealias Refresh = @Sendable (_ failed: Credential?) async throws -> Credential
+    typealias Apply = @Sendable (Credential, inout APIRequest) -> Void
 
     private let provider: CredentialProvider
     private let refresh: Refresh
@@ -44,14 +38,17 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     /// Creates the plugin.
     ///
     /// - Parameters:
-    ///   - credential: Reads the current credential.
-    ///   - refresh: Returns a fresh credential, given the one that failed.
-    ///   - apply: Adds a credential to a request.
+    ///   - credential: Reads the current credential; `nil` sends the request without one.
+    ///   - refresh: Returns a fresh credential, given the one that failed. Store the result where
+    ///     `credential` reads it.
+    ///   - apply: Adds a credential to a request. Every header it adds or changes is marked as secret
+    ///     (inserted into ``APIRequest/sensitiveNames``), so logs, descriptions and cross-origin redirects
+    ///     never show it; a credential put in the query is redacted only when its name is secret.
     ///   - isAuthFailure: Whether a response means the credential was rejected; default: status 401.
     public init(
-        credential: @escaping CredentialProvider,
-        refresh: @escaping Refresh,
-        apply: @escaping Apply,
+        credential: @escaping @Sendable () async throws -> Credential?,
+        refresh: @escaping @Sendable (_ failed: Credential?) async throws -> Credential,
+        apply: @escaping @Sendable (Credential, inout APIRequest) -> Void,
         isAuthFailure: @escaping @Sendable (APIResponse) -> Bool = { $0.statusCode == 401 }
     ) {
         self.provider = credential

@@ -3,22 +3,15 @@ import Foundation
 /// A `multipart/form-data` body (RFC 7578): text fields and files, streamed part by part and never
 /// assembled in memory.
 ///
-/// Endpoints usually build one for you with `encoding: .multipart` from a dictionary literal (see
-/// `MultipartParameterEncoder`); build one yourself for full control:
-///
-/// ```swift
-/// let form = MultipartForm(parts: [
-///     .field("title", "Holidays"),
-///     .file("photo", URL(fileURLWithPath: "/tmp/beach.jpg"), contentType: "image/jpeg"),
-/// ])
-/// let body = RequestBody.multipart(form)   // Content-Type: form.contentType
-/// ```
+/// Endpoints build one with `encoding: .multipart` from a dictionary literal (see `MultipartParameterEncoder`
+/// and ``MultipartFile``); executors read it from `RequestBody.multipartForm` (executor support only).
 ///
 /// The boundary is 32 random characters after `courier-`; a text or in-memory part that happens to contain it
 /// makes a new one, so it never occurs in content Courier can see (a file or stream would have to guess 190
 /// random bits). Names and filenames are sent as UTF-8 quoted strings with `"` and `\` escaped by a
 /// backslash and CR, LF and NUL percent-encoded, so no name can break out of its header. Its size (and so
 /// `Content-Length`) is known when every part's size is.
+@_spi(ExecutorSupport)
 public struct MultipartForm: Sendable, Hashable {
     /// The boundary between parts.
     public private(set) var boundary: String
@@ -93,6 +86,7 @@ public struct MultipartForm: Sendable, Hashable {
 }
 
 /// One part of a ``MultipartForm``: a name, optional filename and content type, and its content.
+@_spi(ExecutorSupport)
 public struct MultipartPart: Sendable, Hashable {
     /// The field name, sent in `Content-Disposition`.
     public var name: String

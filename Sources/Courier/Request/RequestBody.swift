@@ -64,6 +64,7 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// A `multipart/form-data` body, streamed part by part.
+    @_spi(ExecutorSupport)
     public static func multipart(_ form: MultipartForm) -> RequestBody {
         RequestBody(storage: .multipart(form))
     }

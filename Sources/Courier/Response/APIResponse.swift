@@ -92,16 +92,13 @@ public struct APIResponse: Sendable {
     /// The body's bytes (empty when the body is a file or a stream).
     public var data: Data { body.data ?? Data() }
 
-    /// The `Content-Type` header's value.
-    public var contentType: String? { headers[.contentType] }
-
     /// What happened during the call: its attempts, retries, redirects, cache decisions and phases; `nil` when
     /// the configuration has no ``APIConfiguration/observers`` (see ``CallTimeline``).
     public var timeline: CallTimeline? { request.recorder?.timeline }
 
     /// The character set named by `Content-Type` (`charset=…`), if any.
     var charset: String? {
-        guard let contentType else { return nil }
+        guard let contentType = headers[.contentType] else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {

@@ -8,7 +8,10 @@ import Foundation
 /// print(page.value.count, page.headers["ETag"] ?? "-", page.statusCode)
 /// ```
 ///
-/// Decoding works as in every typed call form: the same decoder, the same ``APIError`` on failure.
+/// Every member of ``APIResponse`` reads through it (`page.statusCode`, `page.headers`, `page.url`,
+/// `page.timeline`). Decoding works as in every typed call form: the same decoder, the same ``APIError`` on
+/// failure.
+@dynamicMemberLookup
 public struct DecodedResponse<Value> {
     /// The decoded body.
     public var value: Value
@@ -21,14 +24,10 @@ public struct DecodedResponse<Value> {
         self.response = response
     }
 
-    /// The HTTP status code.
-    public var statusCode: Int { response.statusCode }
-    /// The response's header fields.
-    public var headers: HTTPHeaders { response.headers }
-    /// The URL the response came from, after any redirects.
-    public var url: URL? { response.url }
-    /// What happened during the call, decoding included; `nil` without ``APIConfiguration/observers``.
-    public var timeline: CallTimeline? { response.timeline }
+    /// A member of the response: `statusCode`, `headers`, `url`, `timeline`, `cacheHit`, ….
+    public subscript<Member>(dynamicMember keyPath: KeyPath<APIResponse, Member>) -> Member {
+        response[keyPath: keyPath]
+    }
 }
 
 extension DecodedResponse: Sendable where Value: Sendable {}

@@ -21,7 +21,7 @@ public struct KeyPathResponseDecoder: ResponseDecoder {
     let base: (any ResponseDecoder)?
 
     /// Decodes at `keyPath` (keys separated by `.`) with `base`, or the call's decoder when `base` is `nil`.
-    public init(_ keyPath: String, base: (any ResponseDecoder)? = nil) {
+    init(_ keyPath: String, base: (any ResponseDecoder)? = nil) {
         self.init(keys: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init), base: base)
     }
 

@@ -28,10 +28,10 @@ public protocol ResponseDecoder: Sendable {
 /// Decodes JSON with a `JSONDecoder`.
 public struct JSONResponseDecoder: ResponseDecoder {
     /// The decoder used.
-    public let decoder: JSONDecoder
+    let decoder: JSONDecoder
 
-    /// Decodes with `decoder`.
-    public init(_ decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder()) {
+    /// Decodes with `decoder` (``ResponseDecoder/json(_:)`` is the public spelling).
+    init(_ decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder()) {
         self.decoder = decoder
     }
 
@@ -44,8 +44,8 @@ public struct JSONResponseDecoder: ResponseDecoder {
 
 /// Decodes XML or binary property lists with a `PropertyListDecoder`.
 public struct PropertyListResponseDecoder: ResponseDecoder {
-    /// Creates a property-list decoder.
-    public init() {}
+    /// Creates a property-list decoder (``ResponseDecoder/propertyList`` is the public spelling).
+    init() {}
 
     /// Decodes a value of `type` from property-list `data`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {

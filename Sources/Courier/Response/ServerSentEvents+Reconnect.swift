@@ -26,14 +26,14 @@ extension ResponseStream {
     /// ``API/stream(with:idleTimeout:progress:using:)`` (a stream made from chunks) there is nothing to reconnect
     /// to: the events end with the stream.
     ///
-    /// - Parameter reconnect: ``ServerSentEvents/ReconnectPolicy/upTo(_:delay:maxDelay:)``; without
+    /// - Parameter reconnect: ``ServerSentEvent/ReconnectPolicy/upTo(_:delay:maxDelay:)``; without
     ///   reconnection, read ``events`` instead.
-    public func events(reconnect: ServerSentEvents.ReconnectPolicy) -> ServerSentEvents {
-        ServerSentEvents(lines: lines, reconnect: reconnect)
+    public func events(reconnect: ServerSentEvent.ReconnectPolicy) -> APISequence<ServerSentEvent> {
+        APISequence { EventReader(stream: self, reconnect: reconnect) }
     }
 }
 
-extension ServerSentEvents {
+extension ServerSentEvent {
     /// Whether the events of a stream reconnect when it ends or drops, how often and after how long; see
     /// ``ResponseStream/events(reconnect:)``.
     public struct ReconnectPolicy: Sendable {
@@ -65,7 +65,7 @@ extension ServerSentEvents {
 }
 
 /// Where a stream from ``API/stream(with:idleTimeout:progress:using:)`` came from: the head of its response, and
-/// how to send its request again. ``ServerSentEvents`` reconnect with it. (A class: a stream holds it, and it holds
+/// how to send its request again. ``ResponseStream/events(reconnect:)`` reconnects with it. (A class: a stream holds it, and it holds
 /// a response, which may hold a stream.)
 final class StreamOrigin: Sendable {
     /// The response that opened the stream, without its body.
@@ -82,15 +82,15 @@ final class StreamOrigin: Sendable {
     }
 }
 
-/// The reconnection state of one ``ServerSentEvents`` loop.
+/// The reconnection state of one loop over ``ResponseStream/events(reconnect:)``.
 struct Reconnection: Sendable {
-    let policy: ServerSentEvents.ReconnectPolicy
+    let policy: ServerSentEvent.ReconnectPolicy
     /// Where the stream being read came from.
     var origin: StreamOrigin
     /// The reconnections since the last event.
     var attempts = 0
 
-    init?(policy: ServerSentEvents.ReconnectPolicy, origin: StreamOrigin?) {
+    init?(policy: ServerSentEvent.ReconnectPolicy, origin: StreamOrigin?) {
         guard policy.attempts > 0, let origin else { return nil }
         self.policy = policy
         self.origin = origin
@@ -109,7 +109,7 @@ struct Reconnection: Sendable {
 
     /// Fails unless `response` is an event stream.
     static func check(_ response: APIResponse) throws(APIError) {
-        let type = response.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+        let type = response.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
         guard type?.lowercased() != "text/event-stream" else { return }
         let context = DecodingError.Context(
             codingPath: [],

@@ -46,56 +46,48 @@ extension ResponseStream {
     /// The body as lines of UTF-8 text (invalid bytes become U+FFFD), without their line endings (LF, CRLF or
     /// CR). A line longer than the request's ``APIRequest/maxResponseBytes`` fails with
     /// ``APIError/TransportProblem/responseTooLarge``.
-    public var lines: Lines { Lines(stream: self) }
+    public var lines: APISequence<String> { APISequence { LineReader(stream: self) } }
 
-    /// The body parsed as Server-Sent Events (`text/event-stream`), as the WHATWG HTML standard says.
-    public var events: ServerSentEvents { ServerSentEvents(lines: lines) }
+    /// The body parsed as Server-Sent Events (`text/event-stream`), as the WHATWG HTML standard says: fields
+    /// `event`, `data` (over several lines), `id` and `retry`; comment lines (starting with `:`) and unknown
+    /// fields are ignored, an event without data is not dispatched, and an unfinished event at the end of the
+    /// stream is dropped. ``events(reconnect:)`` goes on across reconnections.
+    public var events: APISequence<ServerSentEvent> { events(reconnect: .never) }
 
-    /// The lines of a ``ResponseStream``.
-    public struct Lines: AsyncSequence, Sendable {
-        /// The element type: one line of text.
-        public typealias Element = String
+    /// Reads the lines of a ``ResponseStream`` one by one.
+    struct LineReader: APISequenceSource {
+        var chunks: ResponseStream.AsyncIterator
+        var splitter: LineSplitter
+        let request: APIRequest
+        var ready: [String] = []
+        var index = 0
+        var ended = false
 
-        let stream: ResponseStream
-
-        /// Reads the lines.
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(
-                chunks: stream.makeAsyncIterator(),
-                splitter: LineSplitter(limit: stream.handle.buffer.request.maxResponseBytes),
-                request: stream.handle.buffer.request)
+        init(stream: ResponseStream) {
+            chunks = stream.makeAsyncIterator()
+            splitter = LineSplitter(limit: stream.handle.buffer.request.maxResponseBytes)
+            request = stream.handle.buffer.request
         }
 
-        /// Reads lines one by one.
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            var chunks: ResponseStream.AsyncIterator
-            var splitter: LineSplitter
-            let request: APIRequest
-            var ready: [String] = []
-            var index = 0
-            var ended = false
-
-            /// The next line, or `nil` at the end.
-            /// - Throws: ``APIError``.
-            public mutating func next() async throws -> String? {
-                while index == ready.count {
-                    guard !ended else { return nil }
-                    ready = []
-                    index = 0
-                    guard let chunk = try await chunks.next() else {
-                        ended = true
-                        if let rest = splitter.rest() { ready = [rest] }
-                        continue
-                    }
-                    guard let lines = splitter.lines(in: chunk) else {
-                        chunks.reader.handle.buffer.cancel()
-                        throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
-                    }
-                    ready = lines
+        /// The next line, or `nil` at the end.
+        mutating func next() async throws -> String? {
+            while index == ready.count {
+                guard !ended else { return nil }
+                ready = []
+                index = 0
+                guard let chunk = try await chunks.next() else {
+                    ended = true
+                    if let rest = splitter.rest() { ready = [rest] }
+                    continue
                 }
-                defer { index += 1 }
-                return ready[index]
+                guard let lines = splitter.lines(in: chunk) else {
+                    chunks.reader.handle.buffer.cancel()
+                    throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+                }
+                ready = lines
             }
+            defer { index += 1 }
+            return ready[index]
         }
     }
 }
@@ -120,103 +112,84 @@ public struct ServerSentEvent: Sendable, Hashable {
     }
 }
 
-/// The events of a `text/event-stream` body: fields `event`, `data` (over several lines), `id` and `retry`;
-/// comment lines (starting with `:`) and unknown fields are ignored, an event without data is not dispatched,
-/// and an unfinished event at the end of the stream is dropped. With a ``ReconnectPolicy`` other than
-/// `ReconnectPolicy.never` the events go on across reconnections; see ``ResponseStream/events(reconnect:)``.
-public struct ServerSentEvents: AsyncSequence, Sendable {
-    /// The element type: one event.
-    public typealias Element = ServerSentEvent
+/// Reads the events of a `text/event-stream` body one by one, across reconnections when its policy says so
+/// (``ResponseStream/events`` and ``ResponseStream/events(reconnect:)``).
+struct EventReader: APISequenceSource {
+    var lines: ResponseStream.LineReader
+    var parser = EventParser()
+    /// `nil` without reconnection.
+    var reconnection: Reconnection?
+    /// Whether the first response was checked (with reconnection: an event stream).
+    var checked = false
+    /// Whether the events ended or failed: `next()` returns `nil` from then on.
+    var done = false
 
-    let lines: ResponseStream.Lines
-    var reconnect: ReconnectPolicy = .never
-
-    /// Reads the events.
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(
-            lines: lines.makeAsyncIterator(),
-            reconnection: Reconnection(policy: reconnect, origin: lines.stream.origin))
+    init(stream: ResponseStream, reconnect: ServerSentEvent.ReconnectPolicy) {
+        self.lines = ResponseStream.LineReader(stream: stream)
+        self.reconnection = Reconnection(policy: reconnect, origin: stream.origin)
     }
 
-    /// Reads events one by one.
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var lines: ResponseStream.Lines.AsyncIterator
-        var parser = EventParser()
-        /// `nil` without reconnection.
-        var reconnection: Reconnection?
-        /// Whether the first response was checked (with reconnection: an event stream).
-        var checked = false
-        /// Whether the events ended or failed: `next()` returns `nil` from then on.
-        var done = false
-
-        init(lines: ResponseStream.Lines.AsyncIterator, reconnection: Reconnection?) {
-            self.lines = lines
-            self.reconnection = reconnection
+    /// The next event, or `nil` at the end.
+    mutating func next() async throws -> ServerSentEvent? {
+        guard !done else { return nil }
+        do {
+            return try await nextAcrossReconnections()
+        } catch {
+            done = true
+            // The events failed: stop the transfer now, not when the iterator goes away.
+            lines.chunks.reader.handle.buffer.cancel()
+            throw error
         }
+    }
 
-        /// The next event, or `nil` at the end.
-        /// - Throws: ``APIError``.
-        public mutating func next() async throws -> ServerSentEvent? {
-            guard !done else { return nil }
+    private mutating func nextAcrossReconnections() async throws(APIError) -> ServerSentEvent? {
+        if !checked, let origin = reconnection?.origin, origin.response.statusCode != 204 {
+            checked = true
+            try Reconnection.check(origin.response)
+        }
+        while true {
+            let failure: APIError?
             do {
-                return try await nextAcrossReconnections()
+                if let event = try await nextOnThisStream() {
+                    reconnection?.attempts = 0
+                    return event
+                }
+                failure = nil
             } catch {
+                failure = APIError.wrapping(error, request: lines.request)
+            }
+            guard var reconnection else {
+                if let failure { throw failure }
                 done = true
-                // The events failed: stop the transfer now, not when the iterator goes away.
+                return nil
+            }
+            self.reconnection = nil
+            guard
+                let stream = try await reconnection.reopen(
+                    after: failure, lastEventID: parser.lastID, retry: parser.retry, request: lines.request)
+            else {
+                done = true
+                return nil
+            }
+            self.reconnection = reconnection
+            lines = ResponseStream.LineReader(stream: stream)
+            parser.startStream()
+        }
+    }
+
+    /// The next event of the stream being read, or `nil` at its end.
+    private mutating func nextOnThisStream() async throws -> ServerSentEvent? {
+        while let line = try await lines.next() {
+            switch parser.take(line, limit: lines.request.maxResponseBytes) {
+            case .event(let event): return event
+            case .tooLarge:
+                let request = lines.request
                 lines.chunks.reader.handle.buffer.cancel()
-                throw error
+                throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+            case nil: continue
             }
         }
-
-        private mutating func nextAcrossReconnections() async throws(APIError) -> ServerSentEvent? {
-            if !checked, let origin = reconnection?.origin, origin.response.statusCode != 204 {
-                checked = true
-                try Reconnection.check(origin.response)
-            }
-            while true {
-                let failure: APIError?
-                do {
-                    if let event = try await nextOnThisStream() {
-                        reconnection?.attempts = 0
-                        return event
-                    }
-                    failure = nil
-                } catch {
-                    failure = APIError.wrapping(error, request: lines.request)
-                }
-                guard var reconnection else {
-                    if let failure { throw failure }
-                    done = true
-                    return nil
-                }
-                self.reconnection = nil
-                guard
-                    let stream = try await reconnection.reopen(
-                        after: failure, lastEventID: parser.lastID, retry: parser.retry, request: lines.request)
-                else {
-                    done = true
-                    return nil
-                }
-                self.reconnection = reconnection
-                lines = stream.lines.makeAsyncIterator()
-                parser.startStream()
-            }
-        }
-
-        /// The next event of the stream being read, or `nil` at its end.
-        private mutating func nextOnThisStream() async throws -> ServerSentEvent? {
-            while let line = try await lines.next() {
-                switch parser.take(line, limit: lines.request.maxResponseBytes) {
-                case .event(let event): return event
-                case .tooLarge:
-                    let request = lines.request
-                    lines.chunks.reader.handle.buffer.cancel()
-                    throw APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
-                case nil: continue
-                }
-            }
-            return nil
-        }
+        return nil
     }
 }
 

@@ -122,7 +122,8 @@ extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, Cu
         if !data.isEmpty {
             lines.append("")
             lines.append(
-                APIRequest.bodyText(data, contentType: contentType, redactor: redactor, revealing: revealingSecrets))
+                APIRequest.bodyText(
+                    data, contentType: headers[.contentType], redactor: redactor, revealing: revealingSecrets))
         }
         lines.append("")
         lines.append("request: " + request.debugDetails(revealingSecrets: revealingSecrets))
@@ -130,7 +131,7 @@ extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, Cu
     }
 
     private var bodySummary: String {
-        Redactor.summary(ofBodyCount: body.data?.count, contentType: contentType)
+        Redactor.summary(ofBodyCount: body.data?.count, contentType: headers[.contentType])
     }
 }
 

@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@_spi(Testing) @testable import Courier
 
 @Suite struct ParameterBuilderTests {
     struct Profile: Codable, Sendable, Equatable {

@@ -106,7 +106,7 @@ struct CacheCredentialIntegrationTests {
         let setCookie = GET<String>("/cookies/set") { ["session": $0] }
         let endpoint = GET<Void>(
             "/uuid", tags: [.cache(Self.allowingDisk.with { $0.allowsCredentialedDiskWrites = false })])
-        let allowed = GET<Void>("/uuid", tags: [.cache(Self.allowingDisk.with { $0.key.prefix = "allowed/" })])
+        let allowed = GET<Void>("/uuid", tags: [.cache(Self.allowingDisk.with { $0.keyPrefix = "allowed/" })])
 
         let _: APIResponse = try await setCookie.request(with: "ck-SECRET-1", using: setup.configuration)
         let first: UUIDBody = try await endpoint.request(using: setup.configuration)

@@ -142,7 +142,7 @@ final class StatusRecorder: APIExecutor {
         // GIVEN an entry with ETag "v7" from /etag/v7, stored under a key /anything shares
         let setup = try Setup()
         let policy = CachePolicy(read: .cacheElseNetwork, write: .memory, expiry: .seconds(0))
-            .with { $0.key.custom = { _ in "shared" } }
+            .with { $0.customKey = { _ in "shared" } }
         _ = try await GET<Void>("/etag/v7", tags: [.cache(policy)]).request(using: setup.configuration)
         // WHEN /anything is called with it stale
         let echo: Echo = try await GET<Void>("/anything", tags: [.cache(policy)]).request(using: setup.configuration)

@@ -51,6 +51,6 @@ struct HeaderIntegrationTests {
         #expect(raw.headers["X-Test"] == "1")
         #expect(raw.headers["x-test"] == "1")
         #expect(raw.headers["X-Other"] == "a b")
-        #expect(raw.contentType == "application/json")
+        #expect(raw.headers[.contentType] == "application/json")
     }
 }

@@ -99,6 +99,6 @@ struct ServerSentEventsIntegrationTests {
         }
 
         #expect(error?.reason == .unacceptableStatus(.serverError))
-        #expect(error?.responseBody == Data("status 502\n".utf8))
+        #expect(error?.response?.body.data == Data("status 502\n".utf8))
     }
 }

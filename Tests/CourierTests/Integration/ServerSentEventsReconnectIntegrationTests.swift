@@ -188,7 +188,7 @@ struct ServerSentEventsReconnectIntegrationTests {
 
         #expect(data == ["1", "2"])
         #expect(error?.reason == .unacceptableStatus(.serverError))
-        #expect(error?.responseBody == Data("status 503\n".utf8))
+        #expect(error?.response?.body.data == Data("status 503\n".utf8))
         #expect(connections == 2)
     }
 

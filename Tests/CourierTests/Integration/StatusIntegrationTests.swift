@@ -36,7 +36,7 @@ struct StatusIntegrationTests {
         let response = try #require(error.response)
         #expect(response.statusCode == status.code)
         #expect(response.request.url.path == "/status/\(status.code)")
-        #expect(error.responseBody != nil)
+        #expect(error.response?.body.data != nil)
         #expect(error.request?.method == .get)
         #expect(error.underlyingError == nil)
         #expect(error.description == "GET /status/{code}: unacceptable status \(status.code) (\(status.category))")
@@ -69,7 +69,7 @@ struct StatusIntegrationTests {
             try await HTTPBinAPI.$status.request(with: 418, using: configuration)
         }
 
-        let body = try #require(error.responseBody)
+        let body = try #require(error.response?.body.data)
         #expect(String(decoding: body, as: UTF8.self).contains("teapot"))
         #expect(error.bodyExcerpt?.contains("teapot") == true)
     }
@@ -127,7 +127,7 @@ struct StatusIntegrationTests {
         #expect(echo == nil)
         #expect(raw.statusCode == 200)
         #expect(raw.body.isEmpty)
-        #expect(raw.contentType == "application/json")
+        #expect(raw.headers[.contentType] == "application/json")
         #expect(Int(raw.headers["Content-Length"] ?? "") ?? 0 > 0)
     }
 

@@ -16,7 +16,7 @@ struct UploadIntegrationTests {
     @MainActor enum Uploads {
         @POST("/anything/raw/{name}")
         static var raw: APIParameterBuilder<(name: String, bytes: Data)>? = .init {
-            .data($0.bytes, contentType: "text/plain; charset=utf-8", parameters: ["name": $0.name, "v": 1])
+            .body(.data($0.bytes), contentType: "text/plain; charset=utf-8", parameters: ["name": $0.name, "v": 1])
         }
 
         @PUT("/anything/file")
@@ -24,7 +24,7 @@ struct UploadIntegrationTests {
 
         @POST("/anything/stream")
         static var stream: APIParameterBuilder<(chunks: AsyncStream<Data>, count: Int?)>? = .init {
-            .stream($0.chunks, count: $0.count, contentType: "text/plain")
+            .body(.stream($0.chunks, count: $0.count), contentType: "text/plain")
         }
 
         @POST("/anything/search", encoding: .json.querying("version"))

@@ -16,16 +16,17 @@ struct UploadRedirectIntegrationTests {
     static let streamed = POST<AsyncStream<Data>>(
         "/redirect-to", acceptableStatusCodes: .any
     ) {
-        .stream($0, count: 11, contentType: "text/plain", parameters: ["url": "/anything", "status_code": 307])
+        .body(.stream($0, count: 11), contentType: "text/plain", parameters: ["url": "/anything", "status_code": 307])
     }
 
     static let file = PUT<(url: URL, status: Int)>("/redirect-to", acceptableStatusCodes: .any) {
-        .file($0.url, contentType: "text/plain", parameters: ["url": "/anything", "status_code": $0.status])
+        .body(.file($0.url), contentType: "text/plain", parameters: ["url": "/anything", "status_code": $0.status])
     }
 
     static let data = POST<(text: String, status: Int)>("/redirect-to", acceptableStatusCodes: .any) {
-        .data(
-            Data($0.text.utf8), contentType: "text/plain", parameters: ["url": "/anything", "status_code": $0.status])
+        .body(
+            .data(Data($0.text.utf8)), contentType: "text/plain",
+            parameters: ["url": "/anything", "status_code": $0.status])
     }
 
     /// The query is in the path: a multipart endpoint sends its other parameters as form fields.
@@ -145,7 +146,7 @@ struct UploadRedirectIntegrationTests {
         let target = "\(try FaultServer.Origin.otherPort.baseText())/headers"
         let endpoint = POST<String>(
             "/redirect", headers: ["Authorization": "Bearer secret-token", "X-Trace": "1"]
-        ) { .data(Data($0.utf8), contentType: "text/plain", parameters: ["to": target, "status": 307]) }
+        ) { .body(.data(Data($0.utf8)), contentType: "text/plain", parameters: ["to": target, "status": 307]) }
 
         // WHEN it is followed
         let echo: FaultEcho = try await endpoint.request(with: "the body ✓", using: configuration)
@@ -168,8 +169,8 @@ struct UploadRedirectIntegrationTests {
                 return .follow
             })
         let endpoint = POST<String>("/redirect") {
-            .data(
-                Data($0.utf8), contentType: "text/plain",
+            .body(
+                .data(Data($0.utf8)), contentType: "text/plain",
                 parameters: ["to": "/redirect?status=307&to=/headers", "status": 307])
         }
 

@@ -12,7 +12,7 @@ struct CallFormProgressTests {
         let id: Int
     }
 
-    static let upload = POST<Data>("/uploads") { .data($0) }
+    static let upload = POST<Data>("/uploads") { .body(.data($0), contentType: "application/octet-stream") }
     static let named = GET<String>("/items/{name}") { ["name": $0] }
     static let ping = GET<Void>(wrappedValue: nil, "/ping")
 

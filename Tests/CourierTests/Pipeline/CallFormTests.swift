@@ -64,7 +64,7 @@ import Testing
         let viaConfiguration: [User] = try await Self.user.request(with: 2, using: configuration, decoder: .at("items"))
         let named: [User] = try await Self.user.request(
             with: 2, using: testConfiguration.with { $0.executor = StubExecutor(body: plist) },
-            decoder: PropertyListResponseDecoder().at("items"))
+            decoder: .propertyList.at("items"))
 
         #expect(viaConfiguration == [User(id: 2, name: "Bo")])
         #expect(named == viaConfiguration)

@@ -24,7 +24,9 @@ import Testing
 
     @Test func dataWithAContentTypeAndPathAndQueryValues() throws {
         let endpoint = PUT<(user: String, png: Data)>(
-            wrappedValue: .init { .data($0.png, contentType: "image/png", parameters: ["user": $0.user, "v": 2]) },
+            wrappedValue: .init {
+                .body(.data($0.png), contentType: "image/png", parameters: ["user": $0.user, "v": 2])
+            },
             "/avatars/{user}"
         )
 
@@ -130,7 +132,7 @@ import Testing
         let file = try Self.temporaryFile(Data("x".utf8))
         defer { try? FileManager.default.removeItem(at: file) }
         let endpoint = PUT<URL>(multipart ? "/files" : "/files", encoding: multipart ? .multipart : .json) {
-            multipart ? ["f": .file($0)] : .file($0)
+            multipart ? ["f": .file($0)] : .body(.file($0), contentType: "application/octet-stream")
         }
         let configuration = testConfiguration.with { $0.executor = InMemoryExecutor() }
 

@@ -297,7 +297,7 @@ struct FastJSONDecodingTests {
 
     @Test("The configuration's decoder goes through Courier's decoder and keeps JSONDecoder's errors")
     func throughResponseDecoder() throws {
-        let decoder = JSONResponseDecoder(APIConfiguration.makeDefaultDecoder())
+        let decoder = JSONResponseDecoder.json(APIConfiguration.makeDefaultDecoder())
         let person = try decoder.decode(FJPair.self, from: Data(#"{"a": 4, "b": "x"}"#.utf8))
         #expect(person == FJPair(a: 4, b: "x"))
         let data = Data(#"{"a": "four"}"#.utf8)

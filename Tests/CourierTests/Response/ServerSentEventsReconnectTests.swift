@@ -9,7 +9,7 @@ private enum Feed {
     static var feed: APIParameterBuilder<Void>? = nil
 
     @POST("/feed")
-    static var upload: APIParameterBuilder<AsyncStream<Data>>? = .init { .stream($0) }
+    static var upload: APIParameterBuilder<AsyncStream<Data>>? = .init { .body(.stream($0), contentType: nil) }
 }
 
 /// The parsing rules reconnection depends on, and `events(reconnect:)` above a stub executor (the real server's

@@ -102,7 +102,8 @@ struct TransferTests {
         }
 
         #expect(error?.reason == .unacceptableStatus(.serverError))
-        #expect(error?.responseBody.map { String(decoding: $0, as: UTF8.self).contains(#""status": 503"#) } == true)
+        #expect(
+            error?.response?.body.data.map { String(decoding: $0, as: UTF8.self).contains(#""status": 503"#) } == true)
     }
 
     @Test("A download writes the whole body to the file, past maxResponseBytes, with progress")

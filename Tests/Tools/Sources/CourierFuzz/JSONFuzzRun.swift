@@ -210,7 +210,7 @@ enum JSONFuzz {
             let stack = SchemaStack()
             stack.stack = [schema]
             if let key = SchemaStack.key { decoder.userInfo[key] = stack }
-            let courier = JSONResponseDecoder(decoder)
+            let courier = JSONResponseDecoder.json(decoder)
             func fail(_ message: String) {
                 mismatches += 1
                 guard mismatches <= 20 else { return }
