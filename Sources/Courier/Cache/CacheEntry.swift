@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The key is a SHA-256 digest of the method, the URL (without the query parameters the policy leaves
 /// out), the body of a method that has one, the policy's extra parts and the request's credentials, so
-/// neither the URL nor a credential appears in clear; the policy's ``CachePolicy/Key/prefix`` stands in
+/// neither the URL nor a credential appears in clear; the policy's ``CachePolicy/keyPrefix`` stands in
 /// front of it, in clear, so that a group of entries can be cleared together.
 @_spi(ExecutorSupport)
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {

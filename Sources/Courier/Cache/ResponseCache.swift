@@ -79,7 +79,7 @@ public final class ResponseCache: Sendable {
         await disk?.removeAll()
     }
 
-    /// Removes the entries whose key prefix (``CachePolicy/Key/prefix``) starts with `prefix`, from both
+    /// Removes the entries whose key prefix (``CachePolicy/keyPrefix``) starts with `prefix`, from both
     /// levels: for example a signed-out user's.
     public func removeAll(withPrefix prefix: String) async {
         await memory?.removeAll(withPrefix: prefix)
