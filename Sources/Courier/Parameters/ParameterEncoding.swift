@@ -17,7 +17,7 @@ import Foundation
 /// static var upload: APIParameterBuilder<URL>? = .init { ["title": "Beach", "photo": .file($0)] }
 /// ```
 ///
-/// A format of your own: return the body from the builder (`.body(xml, contentType: "application/xml")`).
+/// A format of your own: return the body from the builder (`.body(.data(xml), contentType: "application/xml")`).
 public struct ParameterEncoding: Hashable, Sendable {
     /// Writes the parameters that no path placeholder and no query name took.
     @_spi(ExecutorSupport)

@@ -94,7 +94,7 @@ private enum Feed {
 
         var data: [String] = []
         // The idle timeout is long enough for the first chunk to arrive on a loaded machine; the second one never does.
-        for try await event in try await Feed.$feed.stream(idleTimeout: .seconds(3), using: configuration(stub))
+        for try await event in try await Feed.$feed.stream(idleTimeout: .seconds(8), using: configuration(stub))
             .events(reconnect: .upTo(1, delay: .zero))
         {
             data.append(event.data)
