@@ -26,13 +26,24 @@
 /// ```
 public struct CallTimeline: Sendable, CustomStringConvertible {
     /// The request the call form built, before the plugins changed it (its endpoint, method, URL, body).
-    public let request: APIRequest
+    public var request: APIRequest {
+        _read { yield origin.request }  // no copy of the request for a reader of one of its fields
+    }
     /// The events, in the order they happened.
     public internal(set) var events: [Event]
+    /// ``request`` behind one reference: observers get a copy of the timeline at every event.
+    private let origin: Origin
 
     init(request: APIRequest, events: [Event] = []) {
-        self.request = request
+        self.origin = Origin(request: request)
         self.events = events
+        // A call without retries or redirects records six to eight events: one allocation.
+        self.events.reserveCapacity(8)
+    }
+
+    private final class Origin: Sendable {
+        let request: APIRequest
+        init(request: APIRequest) { self.request = request }
     }
 
     /// The attempts the call made (every send of the request through the executor or the cache).
