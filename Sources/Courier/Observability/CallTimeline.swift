@@ -49,10 +49,11 @@ public struct CallTimeline: Sendable, CustomStringConvertible {
     /// The attempts the call made (every send of the request through the executor or the cache).
     public var attempts: Int { events.reduce(0) { $0 + ($1.kind == .attemptStarted ? 1 : 0) } }
 
-    /// The time from the first event to ``Event/Kind/finished``; `nil` while the call runs.
+    /// The time from the first event to ``Event/Kind/finished``; `nil` while the call runs. (A streamed body is
+    /// read after its call finished: its ``Event/Kind/streamEnded`` comes later.)
     public var duration: Duration? {
-        guard let first = events.first, let last = events.last, last.kind == .finished else { return nil }
-        return last.instant - first.instant
+        guard let first = events.first, let finished = events.last(where: { $0.kind == .finished }) else { return nil }
+        return finished.instant - first.instant
     }
 
     /// The status of the last response that arrived, if one did.
@@ -173,5 +174,9 @@ extension CallTimeline.Event {
         public static let decoded = Kind(rawValue: "decoded")
         /// The call ended: its status, or its failure in the detail (and ``CallTimeline/failure``).
         public static let finished = Kind(rawValue: "finished")
+        /// The reader of a streamed body (the `stream(...)` call forms, whose call finishes when the stream opens)
+        /// stopped: at the body's end (`end`), early (`cancelled`: it left the loop, was cancelled or dropped the
+        /// stream) or on a failure (its reason in the detail); the bytes it read in ``CallTimeline/Event/bytes``.
+        public static let streamEnded = Kind(rawValue: "streamEnded")
     }
 }
