@@ -29,6 +29,16 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // One stubbed call in a loop, with and without `.metrics()`, for `scripts/instructions --metrics`.
+        .executableTarget(
+            name: "CourierObservabilityProfile",
+            dependencies: [
+                "CourierObservability",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .testTarget(
             name: "CourierObservabilityTests",
             dependencies: [

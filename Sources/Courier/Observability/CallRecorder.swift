@@ -53,7 +53,7 @@ final class CallRecorder: Sendable {
     /// Records the decoding of `response` and the end of the call.
     func decoded(_ response: APIResponse) {
         record(.decoded)
-        finish(.success(response))
+        record(.finished, statusCode: response.statusCode)
     }
 
     /// Records the end of a call that failed with `error`, and returns the error carrying this recorder.
@@ -64,11 +64,15 @@ final class CallRecorder: Sendable {
         return error
     }
 
+    /// Records the end of an attempt with `response` (without wrapping it in a `Result`: a copy).
+    func received(_ response: APIResponse) {
+        record(.responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count)
+    }
+
     /// Records the end of an attempt through the transport.
     func attemptEnded(_ result: Result<APIResponse, any Error>, request: APIRequest) {
         switch result {
-        case .success(let response):
-            record(.responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count)
+        case .success(let response): received(response)
         case .failure(let error):
             let reason = APIError.wrapping(error, request: request).reason
             record(.attemptFailed, detail: "\(reason)")

@@ -26,22 +26,34 @@
 /// ```
 public struct CallTimeline: Sendable, CustomStringConvertible {
     /// The request the call form built, before the plugins changed it (its endpoint, method, URL, body).
-    public let request: APIRequest
+    public var request: APIRequest {
+        _read { yield origin.request }  // no copy of the request for a reader of one of its fields
+    }
     /// The events, in the order they happened.
     public internal(set) var events: [Event]
+    /// ``request`` behind one reference: observers get a copy of the timeline at every event.
+    private let origin: Origin
 
     init(request: APIRequest, events: [Event] = []) {
-        self.request = request
+        self.origin = Origin(request: request)
         self.events = events
+        // A call without retries or redirects records six to eight events: one allocation.
+        self.events.reserveCapacity(8)
+    }
+
+    private final class Origin: Sendable {
+        let request: APIRequest
+        init(request: APIRequest) { self.request = request }
     }
 
     /// The attempts the call made (every send of the request through the executor or the cache).
     public var attempts: Int { events.reduce(0) { $0 + ($1.kind == .attemptStarted ? 1 : 0) } }
 
-    /// The time from the first event to ``Event/Kind/finished``; `nil` while the call runs.
+    /// The time from the first event to ``Event/Kind/finished``; `nil` while the call runs. (A streamed body is
+    /// read after its call finished: its ``Event/Kind/streamEnded`` comes later.)
     public var duration: Duration? {
-        guard let first = events.first, let last = events.last, last.kind == .finished else { return nil }
-        return last.instant - first.instant
+        guard let first = events.first, let finished = events.last(where: { $0.kind == .finished }) else { return nil }
+        return finished.instant - first.instant
     }
 
     /// The status of the last response that arrived, if one did.
@@ -162,5 +174,9 @@ extension CallTimeline.Event {
         public static let decoded = Kind(rawValue: "decoded")
         /// The call ended: its status, or its failure in the detail (and ``CallTimeline/failure``).
         public static let finished = Kind(rawValue: "finished")
+        /// The reader of a streamed body (the `stream(...)` call forms, whose call finishes when the stream opens)
+        /// stopped: at the body's end (`end`), early (`cancelled`: it left the loop, was cancelled or dropped the
+        /// stream) or on a failure (its reason in the detail); the bytes it read in ``CallTimeline/Event/bytes``.
+        public static let streamEnded = Kind(rawValue: "streamEnded")
     }
 }

@@ -85,7 +85,7 @@ struct RecordingExecutor: APIExecutor {
             // A response shared with an identical call in flight, or made by an executor from a request of its
             // own, must still lead to this call's timeline.
             if response.request.recorder !== request.recorder { response.request.recorder = request.recorder }
-            request.recorder?.attemptEnded(.success(response), request: request)
+            request.recorder?.received(response)
             return response
         } catch {
             request.recorder?.attemptEnded(.failure(error), request: request)

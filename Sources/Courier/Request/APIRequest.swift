@@ -36,11 +36,20 @@ public struct APIRequest: Sendable {
     @_spi(ExecutorSupport)
     public var responseDelivery: ResponseDelivery = .memory
     /// Where the executor reports bytes sent and received while the call runs; `nil` for none.
-    public var progress: TransferProgress?
+    public var progress: TransferProgress? {
+        get { watchers?.progress }
+        set { watchers = CallWatchers.make(progress: newValue, recorder: watchers?.recorder) }
+    }
     /// The endpoint this request was built from.
     public let endpoint: APIEndpoint
     /// Records the call's timeline when its configuration has observers; `nil` otherwise (see `CallRecorder`).
-    var recorder: CallRecorder? = nil
+    var recorder: CallRecorder? {
+        get { watchers?.recorder }
+        set { watchers = CallWatchers.make(progress: watchers?.progress, recorder: newValue) }
+    }
+    /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
+    /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
+    private var watchers: CallWatchers? = nil
 
     /// Creates a request. Requests are normally built with `$endpoint.makeRequest(with:)`.
     public init(
@@ -83,6 +92,24 @@ public struct APIRequest: Sendable {
         }
         if let data = body.data { request.httpBody = data }
         return request
+    }
+}
+
+/// What watches one call while it runs: its progress and its timeline recorder (see `APIRequest.watchers`).
+/// Immutable: setting either on a request replaces the box, so copies of the request never share a change.
+final class CallWatchers: Sendable {
+    let progress: TransferProgress?
+    let recorder: CallRecorder?
+
+    private init(progress: TransferProgress?, recorder: CallRecorder?) {
+        self.progress = progress
+        self.recorder = recorder
+    }
+
+    /// A box holding both, or `nil` when both are `nil`.
+    static func make(progress: TransferProgress?, recorder: CallRecorder?) -> CallWatchers? {
+        if progress == nil, recorder == nil { return nil }
+        return CallWatchers(progress: progress, recorder: recorder)
     }
 }
 

@@ -175,6 +175,9 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         var claimed = false
         var waiter: CheckedContinuation<Data?, any Error>?
         var drained: (@Sendable () -> Void)?
+        /// The bytes handed to the reader, and whether the reader's end was recorded in the call's timeline.
+        var delivered = 0
+        var endRecorded = false
     }
 
     private let state = LockedBox(State())
@@ -204,6 +207,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
             guard !state.cancelled, state.end == nil else { return (nil, true) }
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.delivered += chunk.count
                 return (waiter, true)
             }
             state.chunks.append(chunk)
@@ -248,9 +252,11 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// The reader stopped (or the idle timeout passed, with `error`): ends the stream and cancels the transfer.
     func cancel(with error: APIError? = nil) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Bool)? in
+            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Bool, Int?)? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
+            // The reader stopped before the end it has not read (an idle timeout's error is recorded as it reads it).
+            let readBytes = error == nil ? Self.claimEnd(&state, of: request) : nil
             let running = state.end == nil
             if running { state.end = .failure(error ?? cancellation) }
             state.chunks = []
@@ -259,12 +265,13 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
                 state.waiter = nil
                 state.drained = nil
             }
-            return (state.waiter, state.drained, running)
+            return (state.waiter, state.drained, running, readBytes)
         }
-        guard let (waiter, drained, running) = ended else { return }
+        guard let (waiter, drained, running, readBytes) = ended else { return }
         DeadlineClock.shared.remove(self)
         // The transfer is told first: a reader resumed by the error may look at once.
         if running { onCancel() }
+        if let readBytes { request.record(.streamEnded, bytes: readBytes, detail: "cancelled") }
         waiter?.resume(throwing: error ?? cancellation)
         drained?()
     }
@@ -285,7 +292,33 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// a continuation each, which a reader of a fast transfer cannot afford.
     static let batchBytes = 256 * 1024
 
+    /// The bytes the reader read, the first time its end is claimed for the call's timeline (when the call records
+    /// one); `nil` after. Recorded outside the lock: observers run then.
+    private static func claimEnd(_ state: inout State, of request: APIRequest) -> Int? {
+        guard request.recordsTimeline, !state.endRecorded else { return nil }
+        state.endRecorded = true
+        return state.delivered
+    }
+
+    private func recordEnd(_ detail: String) {
+        guard let bytes = state.withLock({ Self.claimEnd(&$0, of: request) }) else { return }
+        request.record(.streamEnded, bytes: bytes, detail: detail)
+    }
+
+    /// The next chunk; the end or a failure is recorded in the call's timeline.
     func next() async throws -> Data? {
+        guard request.recordsTimeline else { return try await nextChunk() }
+        do {
+            if let chunk = try await nextChunk() { return chunk }
+            recordEnd("end")
+            return nil
+        } catch {
+            recordEnd("\(APIError.wrapping(error, request: request).reason)")
+            throw error
+        }
+    }
+
+    private func nextChunk() async throws -> Data? {
         // Fast path: bytes already wait, or the stream ended. No continuation, no cancellation handler.
         if Task.isCancelled {
             cancel()
@@ -322,6 +355,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
                     state.head += 1
                 }
                 state.bytes -= batch.count
+                state.delivered += batch.count
                 if state.head == state.chunks.count {
                     state.chunks.removeAll(keepingCapacity: true)
                     state.head = 0

@@ -190,4 +190,35 @@ import Testing
         #expect(observer.kinds.filter { $0 == .finished }.count == 2)
         #expect(observer.kinds.filter { $0 == .attemptStarted }.count == 2)
     }
+
+    @Test("A streamed body's end follows the call's end: read to its end, or left early (cancelled), with its bytes")
+    func streamEnd() async throws {
+        let observer = Recorder()
+        let quick = configuration(
+            StubExecutor().stubEverything(with: .chunked(["abc", "de", "f"])), observers: [observer])
+        // Chunks 2 s apart: the reader leaves long before the second.
+        let slow = configuration(
+            StubExecutor().stubEverything(with: .chunked(["abc", "de", "f"], every: .seconds(2))), observers: [observer]
+        )
+
+        // Read to the end: 6 bytes.
+        var read = 0
+        for try await chunk in try await Self.user.stream(with: 1, using: quick) { read += chunk.count }
+        // Left after the first chunk: the reader dropped the rest.
+        for try await _ in try await Self.user.stream(with: 2, using: slow) { break }
+
+        let ends = observer.seen.value.filter { $0.0.kind == .streamEnded }.map(\.0)
+        #expect(ends.count == 2)
+        #expect(ends.first?.detail == "end")
+        #expect(read == 6)
+        #expect(ends.first?.bytes == 6)
+        #expect(ends.last?.detail == "cancelled")
+        #expect(ends.last?.bytes == 3)
+        // Each call's end comes first; the timeline keeps its duration (up to `finished`) with the stream's end after.
+        let kinds = observer.kinds
+        #expect(kinds.filter { $0 == .finished }.count == 2)
+        let first = try #require(observer.seen.value.first { $0.0.kind == .streamEnded }?.1)
+        #expect(first.events.suffix(2).map(\.kind) == [.finished, .streamEnded])
+        #expect(first.duration != nil)
+    }
 }
