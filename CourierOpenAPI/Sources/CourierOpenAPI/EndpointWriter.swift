@@ -420,11 +420,13 @@ struct EndpointWriter {
         case 1: argument = "with: \(slots[0].encodedJSON ? "json" : SwiftNames.escaped(slots[0].label))"
         default: argument = "with: \(structName ?? "")(\(values.joined(separator: ", ")))"
         }
-        let line = "        try await $\(name).request(\(argument))"
+        // After the encoding statements the call is no longer the body's only expression: it returns explicitly.
+        let returns = slots.contains(where: \.encodedJSON) && !returnType.isEmpty ? "return " : ""
+        let line = "        \(returns)try await $\(name).request(\(argument))"
         if line.count <= 120 {
             code += line + "\n"
         } else {
-            code += "        try await $\(name).request(\n            with: \(structName ?? "")(\n"
+            code += "        \(returns)try await $\(name).request(\n            with: \(structName ?? "")(\n"
             code += values.map { "                \($0)" }.joined(separator: ",\n") + "\n            )\n        )\n"
         }
         return code + "    }\n"

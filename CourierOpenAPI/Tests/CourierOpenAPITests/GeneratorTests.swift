@@ -240,7 +240,10 @@ import Testing
                         content:
                           application/json:
                             schema: { type: array, items: { type: string } }
-                      responses: { "204": { description: set } }
+                      responses:
+                        "200":
+                          description: set
+                          content: { application/json: { schema: { type: array, items: { type: string } } } }
                 """)
         let book = try #require(Generator(description: description).files()["TAPI.swift"])
         // Every member by name; binary ones are file parts with a filename and the encoding's content type.
@@ -256,7 +259,9 @@ import Testing
             book.contains(
                 ".body(\n            .data($0.body), contentType: \"application/json\",\n            parameters: [\"id\": $0.id])"
             ))
-        #expect(book.contains("static func setLabels(id: Int, body: [String]) async throws(APIError) {"))
+        #expect(book.contains("static func setLabels(id: Int, body: [String]) async throws(APIError) -> [String] {"))
+        // After the encoding, the call returns the decoded response explicitly.
+        #expect(book.contains("        return try await $setLabels.request(with: (id: id, body: json))\n"))
         #expect(book.contains("json = try APIConfiguration.current.encoder.coder.encode(body)"))
         #expect(!book.contains("left out"))
     }
