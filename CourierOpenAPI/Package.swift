@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier-openapi", targets: ["courier-openapi"]),
+        .plugin(name: "CourierOpenAPICommand", targets: ["CourierOpenAPICommand"]),
     ],
     dependencies: [
         .package(name: "Courier", path: ".."),
@@ -37,6 +38,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // `swift package courier-openapi generate …` from a package that depends on this one (no network, no build
+        // plugin: the command runs when asked, and the files it writes are committed).
+        .plugin(
+            name: "CourierOpenAPICommand",
+            capability: .command(
+                intent: .custom(
+                    verb: "courier-openapi",
+                    description: "Generates an address book from an OpenAPI description, or checks a book against it."),
+                permissions: [
+                    .writeToPackageDirectory(reason: "To write the generated address book into the package's sources.")
+                ]
+            ),
+            dependencies: ["courier-openapi"]
         ),
         .testTarget(
             name: "CourierOpenAPITests",

@@ -11,9 +11,10 @@ Routes:
     GET /openapi.json       the description as given
     any operation           the request is checked: the method and path match an operation; path, query, header
                             and cookie values are present when required and fit their schemas (types, enums,
-                            formats; arrays repeated or comma-separated as `explode` says); a JSON body fits the
-                            request body's schema, a form or multipart body has the declared content type and
-                            its required fields, a raw body the declared content type. A request that breaks a rule
+                            formats; arrays and objects written as `style` and `explode` say: form, simple,
+                            label, matrix); a JSON body fits the request body's schema, a form or multipart body
+                            has the declared content type and its required fields (a multipart file part its
+                            filename and `encoding`'s content type), a raw body the declared content type. A request that breaks a rule
                             gets 400 with {"errors": [...]} (and a line in the log); one that keeps them gets the
                             first 2xx response the operation declares, with a body made from its schema.
     anything else           404 {"errors": ["no operation ..."]}
@@ -160,6 +161,11 @@ class Description:
             return {"true": True, "false": False}.get(text, text)
         return text
 
+    def typed_object(self, members, schema):
+        """An object parameter's member texts as the values their schemas describe."""
+        properties = self.resolve(schema).get("properties", {})
+        return {key: self.typed([text], properties.get(key, {}), True) for key, text in members.items()}
+
     # --- examples -----------------------------------------------------------------------------------------------
 
     def example(self, schema, depth=0):
@@ -275,8 +281,27 @@ class Handler(BaseHTTPRequestHandler):
                 cookies[name] = value
         for parameter in parameters:
             name, where = parameter["name"], parameter["in"]
+            style = parameter.get("style", "form" if where in ("query", "cookie") else "simple")
+            explode = parameter.get("explode", style == "form")
+            schema = parameter.get("schema", {})
+            is_object = d.resolve(schema).get("type") == "object"
+            if where == "query" and is_object and style == "form" and explode:
+                # An exploded form object: its members are query items of their own.
+                members = d.resolve(schema).get("properties", {})
+                found = {key: query[key][0] for key in members if key in query}
+                if not found:
+                    if parameter.get("required"):
+                        errors.append("query %s: required but missing" % name)
+                    continue
+                d.check(d.typed_object(found, schema), schema, "query %s" % name, errors)
+                continue
             if where == "path":
                 texts = [path_values[name]] if name in path_values else None
+                if texts is not None:
+                    texts, error = unstyled(texts[0], name, style, explode)
+                    if error:
+                        errors.append("path %s: %s" % (name, error))
+                        continue
             elif where == "query":
                 texts = query.get(name)
             elif where == "header":
@@ -287,10 +312,15 @@ class Handler(BaseHTTPRequestHandler):
                 if parameter.get("required") or where == "path":
                     errors.append("%s %s: required but missing" % (where, name))
                 continue
-            style = parameter.get("style", "form" if where in ("query", "cookie") else "simple")
-            explode = parameter.get("explode", style == "form")
-            schema = parameter.get("schema", {})
-            d.check(d.typed(texts, schema, explode), schema, "%s %s" % (where, name), errors)
+            if is_object:
+                members, error = object_members(texts[0], explode and style != "form")
+                if error:
+                    errors.append("%s %s: %s" % (where, name, error))
+                    continue
+                d.check(d.typed_object(members, schema), schema, "%s %s" % (where, name), errors)
+                continue
+            # A path array is one comma-separated text once its style's marks are gone.
+            d.check(d.typed(texts, schema, explode and where != "path"), schema, "%s %s" % (where, name), errors)
         request_body = d.resolve(operation.get("requestBody"))
         if request_body:
             content = request_body.get("content", {})
@@ -313,9 +343,25 @@ class Handler(BaseHTTPRequestHandler):
                 elif sent_type == "multipart/form-data":
                     header = ("Content-Type: %s\r\n\r\n" % self.headers.get("Content-Type")).encode()
                     message = BytesParser(policy=HTTP).parsebytes(header + body)
-                    names = [part.get_param("name", header="content-disposition") for part in message.iter_parts()]
+                    parts = list(message.iter_parts())
+                    names = [part.get_param("name", header="content-disposition") for part in parts]
                     self.check_fields(names, schema, errors)
+                    self.check_files(parts, schema, next(m for t, m in content.items() if t.lower() == sent_type), errors)
         return errors
+
+    def check_files(self, parts, schema, media, errors):
+        """Parts of binary members are files: they carry a filename, and the content type `encoding` names."""
+        properties = self.description.resolve(schema).get("properties", {})
+        for part in parts:
+            name = part.get_param("name", header="content-disposition")
+            member = self.description.resolve(properties.get(name, {}))
+            if member.get("format") != "binary":
+                continue
+            if not part.get_param("filename", header="content-disposition"):
+                errors.append("body %s: a file part without a filename" % name)
+            wanted = media.get("encoding", {}).get(name, {}).get("contentType")
+            if wanted and part.get_content_type() != wanted.lower():
+                errors.append("body %s: content type %r, not %r" % (name, part.get_content_type(), wanted))
 
     def check_fields(self, names, schema, errors):
         schema = self.description.resolve(schema)
@@ -328,6 +374,37 @@ class Handler(BaseHTTPRequestHandler):
                 errors.append("body %s: not in the schema" % name)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any
+
+
+def unstyled(text, name, style, explode):
+    """A path value without its style's prefix, as the texts `typed` reads (label and matrix arrays and objects
+    become comma lists or key=value lists), or an error."""
+    if style == "label":
+        if not text.startswith("."):
+            return None, "a label value starts with '.'"
+        text = text[1:]
+        return [text.replace(".", ",") if explode else text], None
+    if style == "matrix":
+        if explode and text.startswith(";") and "=" in text and not text.startswith(";%s=" % name):
+            return [",".join(text[1:].split(";"))], None  # ;key=value;key=value (an exploded object)
+        prefix = ";%s=" % name
+        if not text.startswith(prefix):
+            return None, "a matrix value starts with %r" % prefix
+        return [text[len(prefix):].replace(prefix, ",")], None
+    return [text], None
+
+
+def object_members(text, exploded):
+    """`key,value,key,value` (or `key=value,key=value` when exploded) as a dictionary, or an error."""
+    parts = text.split(",") if text else []
+    if exploded:
+        pairs = [p.split("=", 1) for p in parts]
+        if any(len(p) != 2 for p in pairs):
+            return None, "not key=value pairs: %r" % text
+        return dict(pairs), None
+    if len(parts) % 2:
+        return None, "not key,value pairs: %r" % text
+    return dict(zip(parts[::2], parts[1::2])), None
 
 
 def main():

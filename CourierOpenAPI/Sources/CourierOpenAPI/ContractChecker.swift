@@ -38,6 +38,23 @@ struct ContractChecker {
         for item in request.queryItems { query[item.name, default: []].append(item.value ?? "") }
         for parameter in operation.parameters {
             let location = "request.\(parameter.location.rawValue).\(parameter.name)"
+            let schema = description.resolve(parameter.schema)
+            if parameter.location == .query, parameter.style == "form", parameter.explode,
+                let members = schema["properties"]?.pairs
+            {
+                // An exploded form object: its members are query items of their own.
+                let found = members.compactMap { member in query[member.key]?.first.map { (member.key, $0) } }
+                if found.isEmpty {
+                    if parameter.required {
+                        add([
+                            .init(location: location, rule: "required", message: "the required query value is missing")
+                        ])
+                    }
+                } else {
+                    add(validator.validate(validator.object(found, schema: schema), against: schema, at: location))
+                }
+                continue
+            }
             let texts: [String]?
             switch parameter.location {
             case .path: texts = pathValues[parameter.name].map { [$0] }
@@ -55,8 +72,10 @@ struct ContractChecker {
                 }
                 continue
             }
-            let value = validator.typed(texts, for: parameter.schema, explode: parameter.explode)
-            add(validator.validate(value, against: parameter.schema, at: location))
+            switch validator.value(of: parameter, texts: texts) {
+            case .success(let value): add(validator.validate(value, against: parameter.schema, at: location))
+            case .failure(let error): add([.init(location: location, rule: "style", message: error.message)])
+            }
         }
         if let body = operation.body {
             let data = request.body.data ?? Data()

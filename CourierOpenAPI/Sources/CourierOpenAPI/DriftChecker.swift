@@ -109,13 +109,24 @@ public struct DriftChecker: Sendable {
             let query = operation.parameters.filter { $0.location == .query }
             let headers = operation.parameters.filter { $0.location == .header }
             let body = bodyNames(operation)
-            let known = Set(query.map(\.name)).union(body.names).union(pathNames)
+            // An exploded form object (the query default) is sent as its members, each a query item of its own.
+            let exploded = Dictionary(
+                query.compactMap { parameter in explodedMembers(parameter).map { (parameter.name, $0) } },
+                uniquingKeysWith: { first, _ in first })
+            let known = Set(query.map(\.name)).union(exploded.values.flatMap(\.names)).union(body.names)
+                .union(pathNames)
             for name in endpoint.names where !known.contains(name) && !body.isOpen {
                 drift("'\(name)' is neither a query nor a body name of the operation")
             }
             guard !endpoint.passesModel else { continue }  // a whole model: its names are not in the source
             for parameter in query where parameter.required && !endpoint.names.contains(parameter.name) {
-                drift("the required query item '\(parameter.name)' is never set")
+                if let members = exploded[parameter.name] {
+                    for name in members.required where !endpoint.names.contains(name) {
+                        drift("the required query item '\(name)' (of '\(parameter.name)') is never set")
+                    }
+                } else {
+                    drift("the required query item '\(parameter.name)' is never set")
+                }
             }
             let setHeaders = Set(endpoint.headerNames.map { $0.lowercased() })
             for parameter in headers where parameter.required && !setHeaders.contains(parameter.name.lowercased()) {
@@ -159,6 +170,15 @@ public struct DriftChecker: Sendable {
 
     static func placeholders(_ path: String) -> [String] {
         path.matches(of: /\{([^}\/]*)\}/).map { String($0.output.1) }
+    }
+
+    /// The member names (all, and the required ones) of a query parameter sent as an exploded form object.
+    private func explodedMembers(_ parameter: Operation.Parameter) -> (names: [String], required: [String])? {
+        let schema = description.resolve(parameter.schema)
+        guard parameter.style == "form", parameter.explode, let properties = schema["properties"]?.pairs,
+            !properties.isEmpty
+        else { return nil }
+        return (properties.map(\.key), (schema["required"]?.array ?? []).compactMap(\.string))
     }
 
     /// The names of the operation's body members, the required ones, and whether the body takes names the

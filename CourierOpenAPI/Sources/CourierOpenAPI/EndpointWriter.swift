@@ -16,7 +16,12 @@ struct EndpointWriter {
         var optional: Bool
         var parameter: Operation.Parameter?
         var access = ""
+        /// A JSON body that is not an object, beside path or query values: the endpoint takes its encoded bytes
+        /// (`Data`), the typed call the model.
+        var encodedJSON = false
         var declaredType: String { optional ? type + "?" : type }
+        /// The type in the endpoint's parameter type.
+        var endpointType: String { encodedJSON ? "Data" : declaredType }
     }
 
     static let methodsWithQueryDefault: Set<String> = ["GET", "HEAD", "DELETE", "OPTIONS"]
@@ -65,9 +70,16 @@ struct EndpointWriter {
             // A body that is the only value is always sent: an optional model would be sent as `null`.
             let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
             let named = slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
-            if kind.isModel, named, models.properties[type] == nil {
-                // Path or query values go by name, and a body that is not an object with properties has none to
-                // send beside them: the endpoint takes no body rather than one it would drop.
+            if case .json = kind, named, models.properties[type] == nil {
+                // Path or query values go by name, and a JSON body that is not an object with properties has none
+                // to send beside them: it is a body of its own, encoded by the typed call.
+                var slot = Slot(label: "body", type: type, optional: false)
+                slot.encodedJSON = true
+                slots.append(slot)
+                bodyKind = kind
+            } else if kind.isModel, named, models.properties[type] == nil {
+                // A form or multipart body has names only for an object's members: the endpoint takes no body
+                // rather than one it would drop.
                 skippedBody = type
             } else {
                 slots.append(Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
@@ -78,13 +90,13 @@ struct EndpointWriter {
         // The parameter type and how the builder reaches each value.
         let parameterType: String
         var structName: String?
-        let tupleType = "(" + slots.map { "\($0.label): \($0.declaredType)" }.joined(separator: ", ") + ")"
+        let tupleType = "(" + slots.map { "\($0.label): \($0.endpointType)" }.joined(separator: ", ") + ")"
         // A tuple while the declaration fits on a line, a struct beyond.
         let tupleFits = "    static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
         switch slots.count {
         case 0: parameterType = "Void"
         case 1:
-            parameterType = slots[0].declaredType
+            parameterType = slots[0].endpointType
             slots[0].access = "$0"
         case 2...4 where tupleFits:
             parameterType = tupleType
@@ -95,23 +107,62 @@ struct EndpointWriter {
             parameterType = name
             for index in slots.indices { slots[index].access = "$0.\(SwiftNames.escaped(slots[index].label))" }
             var code = "/// The parameters of `\(book).\(name)`.\nstruct \(name): Sendable {\n"
-            for slot in slots { code += "    var \(SwiftNames.escaped(slot.label)): \(slot.declaredType)\n" }
+            for slot in slots { code += "    var \(SwiftNames.escaped(slot.label)): \(slot.endpointType)\n" }
             parameterStructs.append(code + "}\n")
         }
 
-        // The builder: path and query values by name, then the body.
+        // The builder: path and query values by name (written as their style says), then the body.
         let named = slots.filter { $0.parameter?.location == .path || $0.parameter?.location == .query }
-        var entries = named.compactMap { slot in slot.parameter.map { "\(JSONNode.quoted($0.name)): \(slot.access)" } }
+        var entries: [String] = []
+        var queryNames: [String] = []
+        for slot in named {
+            guard let parameter = slot.parameter else { continue }
+            if parameter.location == .query, parameter.style == "form", parameter.explode,
+                let members = scalarMembers(of: slot.type, models: models)
+            {
+                // An exploded form object: each member is a query item of its own.
+                let chain = slot.access + (slot.optional ? "?." : ".")
+                for member in members {
+                    entries.append("\(JSONNode.quoted(member.json)): \(chain)\(SwiftNames.escaped(member.swift))")
+                    queryNames.append(member.json)
+                }
+                continue
+            }
+            let value = styledText(slot, parameter, models: models) ?? slot.access
+            entries.append("\(JSONNode.quoted(parameter.name)): \(value)")
+            if parameter.location == .query { queryNames.append(parameter.name) }
+        }
         var builder: String?
         let bodySlot = slots.first { $0.parameter == nil }
         if let bodySlot, let bodyKind {
+            let parameters = "parameters: [\(entries.isEmpty ? ":" : entries.joined(separator: ", "))])"
             switch bodyKind {
             case .raw(let contentType), .text(let contentType):
                 let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
                 builder =
-                    ".data(\n            \(data), contentType: \(JSONNode.quoted(contentType)),\n"
-                    + "            parameters: [\(entries.isEmpty ? ":" : entries.joined(separator: ", "))])"
-            case .json, .form, .multipart:
+                    ".body(\n            .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n            "
+                    + parameters
+            case .json where bodySlot.encodedJSON:
+                builder =
+                    ".body(\n            .data(\(bodySlot.access)), contentType: \"application/json\",\n            "
+                    + parameters
+            case .multipart:
+                // Members by name; binary members are file parts with a filename.
+                let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
+                let partTypes = operation.body?.partContentTypes ?? [:]
+                entries += (models.properties[bodySlot.type] ?? []).map { member in
+                    let value = chain + SwiftNames.escaped(member.swift)
+                    let key = JSONNode.quoted(member.json)
+                    guard member.type == "Data" || member.type == "Data?" else { return "\(key): \(value)" }
+                    // `.data`'s content type is application/octet-stream unless the encoding names one.
+                    let file =
+                        "filename: \(key)"
+                        + (partTypes[member.json].map { ", contentType: \(JSONNode.quoted($0))" } ?? "")
+                    return member.type == "Data" && !bodySlot.optional
+                        ? "\(key): .data(\(value), \(file))"
+                        : "\(key): (\(value)).map { MultipartFile.data($0, \(file)) }"
+                }
+            case .json, .form:
                 if named.isEmpty {
                     builder = bodySlot.access
                 } else {
@@ -122,11 +173,14 @@ struct EndpointWriter {
                 }
             }
         }
-        if builder == nil, !entries.isEmpty { builder = "[" + entries.joined(separator: ", ") + "]" }
+        var builderEntries: [String]?
+        if builder == nil, !entries.isEmpty {
+            builder = "[" + entries.joined(separator: ", ") + "]"
+            builderEntries = entries
+        }
 
         // Where the named values go.
         var arguments = [JSONNode.quoted(operation.path)]
-        let queryNames = named.compactMap { $0.parameter?.location == .query ? $0.parameter?.name : nil }
         let commaSeparated = named.contains {
             $0.parameter?.location == .query && $0.parameter?.explode == false && $0.type.hasPrefix("[")
         }
@@ -154,7 +208,8 @@ struct EndpointWriter {
         if let skippedBody {
             code +=
                 "    // courier-openapi: the \(skippedBody) request body is left out: it has no members to send by name beside\n"
-            code += "    // the path and query values; send it yourself with `.data(…, parameters:)`.\n"
+            code +=
+                "    // the path and query values; send it yourself with `.body(.data(…), contentType:parameters:)`.\n"
         }
         if operation.deprecated { code += "    @available(*, deprecated)\n" }
         let attribute = "    @\(operation.method)(\(arguments.joined(separator: ", ")))"
@@ -173,13 +228,117 @@ struct EndpointWriter {
             if oneLine.count <= 120, !builder.contains("\n") {
                 code += oneLine + "\n"
             } else {
-                code += "\(head) .init {\n" + Self.wrapped(builder, indent: "        ") + "    }\n"
+                code +=
+                    "\(head) .init {\n" + Self.wrapped(builder, entries: builderEntries, indent: "        ") + "    }\n"
             }
         } else {
             code += "\(head) nil\n"
         }
         endpoints.append(code)
         calls.append(call(operation, name: name, slots: slots, structName: structName, models: &models))
+    }
+
+    /// Swift types whose text in a path or query value is their description.
+    private static let describedScalars: Set<String> = ["Int", "Int32", "Int64", "Double", "Float", "Bool", "UUID"]
+
+    /// A `String` expression for `value`, a non-optional scalar of `type`; `nil` for types without a plain text.
+    private static func text(_ value: String, type: String, models: ModelGenerator) -> String? {
+        if type == "String" { return value }
+        if models.stringEnums.contains(type) { return value + ".rawValue" }
+        if describedScalars.contains(type) { return "\"\\(\(value))\"" }
+        return nil
+    }
+
+    /// What to interpolate into a string literal for `value`, a non-optional scalar of `type`.
+    private static func interpolated(_ value: String, type: String, models: ModelGenerator) -> String {
+        models.stringEnums.contains(type) ? value + ".rawValue" : value
+    }
+
+    /// An object model's members when every one of them has a plain text (see ``text(_:type:models:)``).
+    private func scalarMembers(
+        of type: String, models: ModelGenerator
+    ) -> [(json: String, swift: String, type: String)]? {
+        guard let members = models.properties[type], !members.isEmpty else { return nil }
+        let plain = members.allSatisfy {
+            Self.text("x", type: Self.unwrapped($0.type), models: models) != nil
+        }
+        return plain ? members : nil
+    }
+
+    /// A `String` (or `String?`) expression writing a path or query value as its `style` and `explode` say
+    /// (OpenAPI's simple, label, matrix and form styles for scalars, arrays and objects); `nil` when Courier's own
+    /// placement already writes it so (scalars in simple or form style, query arrays, deepObject) or the value has
+    /// no plain text.
+    private func styledText(_ slot: Slot, _ parameter: Operation.Parameter, models: ModelGenerator) -> String? {
+        let style = parameter.style
+        let name = parameter.name
+        let explode = parameter.explode
+        let prefix: String
+        switch style {
+        case "label": prefix = "."
+        case "matrix": prefix = ";\(name)="
+        case "simple", "form": prefix = ""
+        default: return nil
+        }
+        let value = slot.optional ? "v" : slot.access
+        var expression: String
+        if Self.text("x", type: slot.type, models: models) != nil {
+            // A scalar: only label and matrix add to it.
+            guard style == "label" || style == "matrix", let text = Self.text(value, type: slot.type, models: models)
+            else { return nil }
+            expression = Self.quoted(prefix, text)
+        } else if slot.type.hasPrefix("["), slot.type.hasSuffix("]"), !slot.type.contains(":") {
+            // An array of scalars; query arrays are the encoding's (repeated or comma-separated).
+            guard parameter.location == .path else { return nil }
+            let element = String(slot.type.dropFirst().dropLast())
+            guard let text = Self.text("$0", type: element, models: models) else { return nil }
+            let items = text == "$0" ? value : "\(value).map { \(text) }"
+            switch (style, explode) {
+            case ("matrix", true): expression = "\(items).map { \"\(prefix)\\($0)\" }.joined()"
+            case ("label", true): expression = Self.quoted(".", "\(items).joined(separator: \".\")")
+            default: expression = Self.quoted(prefix, "\(items).joined(separator: \",\")")
+            }
+        } else if let members = scalarMembers(of: slot.type, models: models) {
+            // An object: key,value pairs (explode: false) or key=value pairs (explode: true).
+            let separator = explode ? "=" : ","
+            var optional = false
+            let pairs = members.map { member -> String in
+                let type = Self.unwrapped(member.type)
+                let access = "\(value).\(SwiftNames.escaped(member.swift))"
+                if member.type.hasSuffix("?") {
+                    optional = true
+                    let text = Self.interpolated("$0", type: type, models: models)
+                    return "\(access).map { \"\(member.json)\(separator)\\(\(text))\" }"
+                }
+                let text = Self.interpolated(access, type: type, models: models)
+                return "\"\(member.json)\(separator)\\(\(text))\""
+            }
+            let list = "[\(pairs.joined(separator: ", "))]" + (optional ? ".compactMap { $0 }" : "")
+            switch (style, explode) {
+            case ("matrix", true): expression = "\(list).map { \";\\($0)\" }.joined()"
+            case ("label", true): expression = Self.quoted(".", "\(list).joined(separator: \".\")")
+            default: expression = Self.quoted(prefix, "\(list).joined(separator: \",\")")
+            }
+        } else {
+            return nil
+        }
+        return slot.optional ? "\(slot.access).map { v in \(expression) }" : expression
+    }
+
+    /// `"prefix\(expression)"`, or `expression` alone when there is no prefix.
+    private static func quoted(_ prefix: String, _ expression: String) -> String {
+        if prefix.isEmpty { return expression }
+        if expression.hasPrefix("\"\\("), expression.hasSuffix(")\""),
+            expression.dropFirst().firstIndex(of: "\"") == expression.index(before: expression.endIndex)
+        {
+            return "\"" + prefix + expression.dropFirst()
+        }
+        return "\"\(prefix)\\(\(expression))\""
+    }
+
+    /// `type` without its trailing `?`.
+    private static func unwrapped(_ type: String) -> String {
+        type.hasSuffix("?") ? String(type.dropLast()) : type
     }
 
     private func headerBuilder(_ slots: [Slot], stringEnums: Set<String>) -> String? {
@@ -243,18 +402,31 @@ struct EndpointWriter {
             if !returnType.isEmpty { signature += " -> \(returnType)" }
         }
         code += signature + " {\n"
-        let values = slots.map { "\(SwiftNames.escaped($0.label)): \(SwiftNames.escaped($0.label))" }
+        if let body = slots.first(where: \.encodedJSON) {
+            // A body of its own: encoded here with the configuration's JSON encoder, so a failure is a typed error.
+            code += "        let json: Data\n"
+            code += "        do { json = try APIConfiguration.current.encoder.coder.encode(\(body.label)) } catch {\n"
+            code += "            throw APIError(\n"
+            code +=
+                "                .invalidRequest(.unencodableParameters), endpoint: $\(name).endpoint, underlyingError: error)\n"
+            code += "        }\n"
+        }
+        let values = slots.map {
+            "\(SwiftNames.escaped($0.label)): \($0.encodedJSON ? "json" : SwiftNames.escaped($0.label))"
+        }
         let argument: String
         switch slots.count {
         case 0: argument = ""
-        case 1: argument = "with: \(SwiftNames.escaped(slots[0].label))"
+        case 1: argument = "with: \(slots[0].encodedJSON ? "json" : SwiftNames.escaped(slots[0].label))"
         default: argument = "with: \(structName ?? "")(\(values.joined(separator: ", ")))"
         }
-        let line = "        try await $\(name).request(\(argument))"
+        // After the encoding statements the call is no longer the body's only expression: it returns explicitly.
+        let returns = slots.contains(where: \.encodedJSON) && !returnType.isEmpty ? "return " : ""
+        let line = "        \(returns)try await $\(name).request(\(argument))"
         if line.count <= 120 {
             code += line + "\n"
         } else {
-            code += "        try await $\(name).request(\n            with: \(structName ?? "")(\n"
+            code += "        \(returns)try await $\(name).request(\n            with: \(structName ?? "")(\n"
             code += values.map { "                \($0)" }.joined(separator: ",\n") + "\n            )\n        )\n"
         }
         return code + "    }\n"
@@ -270,17 +442,10 @@ struct EndpointWriter {
     }
 
     /// A builder expression over several lines: a dictionary literal with one entry per line.
-    static func wrapped(_ builder: String, indent: String) -> String {
-        guard builder.hasPrefix("["), builder.hasSuffix("]") else { return indent + builder + "\n" }
-        let inner = String(builder.dropFirst().dropLast())
+    static func wrapped(_ builder: String, entries: [String]?, indent: String) -> String {
         let oneLine = indent + builder
-        if oneLine.count <= 120 { return oneLine + "\n" }
-        let entries = inner.components(separatedBy: ", \"")
-        var code = indent + "[\n"
-        for (index, entry) in entries.enumerated() {
-            code += indent + "    " + (index == 0 ? entry : "\"" + entry) + ",\n"
-        }
-        return code + indent + "]\n"
+        guard let entries, oneLine.count > 120 else { return oneLine + "\n" }
+        return indent + "[\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent + "]\n"
     }
 }
 

@@ -10,8 +10,9 @@ struct ModelGenerator {
     private(set) var componentNames: [String: String] = [:]
     /// Declarations in the order they were made.
     private(set) var declarations: [String] = []
-    /// A struct's properties as (JSON name, Swift name), for spreading a body model into named parameters.
-    private(set) var properties: [String: [(json: String, swift: String)]] = [:]
+    /// A struct's properties as (JSON name, Swift name, Swift type with `?` when optional), for spreading a body
+    /// model into named parameters.
+    private(set) var properties: [String: [(json: String, swift: String, type: String)]] = [:]
     /// The generated string enums (their `rawValue` is the text to send).
     private(set) var stringEnums: Set<String> = []
     private(set) var needsJSONValue = false
@@ -168,14 +169,14 @@ struct ModelGenerator {
     ) -> String {
         var scope = NameScope()
         var lines: [String] = []
-        var keys: [(json: String, swift: String)] = []
+        var keys: [(json: String, swift: String, type: String)] = []
         for (key, schema) in properties {
             let member = scope.claim(SwiftNames.memberName(key))
-            keys.append((key, member))
             var type = swiftType(schema, suggestedName: name + SwiftNames.typeName(key))
             if !required.contains(key) || Self.isNullable(schema) || Self.isNullable(description.resolve(schema)) {
                 type += "?"
             }
+            keys.append((key, member, type))
             lines.append(Self.docComment(description.resolve(schema)["description"]?.string, indent: "    "))
             lines.append("    var \(SwiftNames.escaped(member)): \(type)\n")
         }

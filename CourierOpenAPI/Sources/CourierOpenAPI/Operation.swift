@@ -10,6 +10,8 @@ struct Operation: Sendable {
         var required: Bool
         var schema: JSONNode
         var description: String?
+        /// `form`, `simple`, `label`, `matrix`, `deepObject`, … (the location's default when not given).
+        var style: String
         /// `false` for `explode: false` (comma-separated arrays); `true` otherwise.
         var explode: Bool
         var deprecated: Bool
@@ -19,6 +21,8 @@ struct Operation: Sendable {
         var contentType: String
         var schema: JSONNode
         var required: Bool
+        /// A multipart body's part content types by property name (the media type's `encoding`).
+        var partContentTypes: [String: String] = [:]
     }
 
     struct Response: Sendable {
@@ -99,7 +103,7 @@ struct Operation: Sendable {
         let style = node["style"]?.string ?? (location == .query || location == .cookie ? "form" : "simple")
         return Parameter(
             name: name, location: location, required: location == .path || (node["required"]?.bool ?? false),
-            schema: schema, description: node["description"]?.string,
+            schema: schema, description: node["description"]?.string, style: style,
             explode: node["explode"]?.bool ?? (style == "form"), deprecated: node["deprecated"]?.bool ?? false)
     }
 
@@ -108,9 +112,13 @@ struct Operation: Sendable {
         guard let raw else { return nil }
         let node = OpenAPIDescription.resolve(raw, in: root)
         guard let (contentType, media) = preferredContent(node["content"]) else { return nil }
+        var partContentTypes: [String: String] = [:]
+        for (name, encoding) in media["encoding"]?.pairs ?? [] {
+            if let type = encoding["contentType"]?.string { partContentTypes[name] = type }
+        }
         return Body(
             contentType: contentType, schema: media["schema"] ?? .object(.init()),
-            required: node["required"]?.bool ?? false)
+            required: node["required"]?.bool ?? false, partContentTypes: partContentTypes)
     }
 
     private static func responses(_ raw: JSONNode?, root: JSONNode) -> [Response] {

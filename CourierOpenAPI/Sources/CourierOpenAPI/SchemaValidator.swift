@@ -146,4 +146,65 @@ struct SchemaValidator {
         default: return .string(texts.first ?? "")
         }
     }
+
+    /// A parameter's value read back as its `style` and `explode` write it (OpenAPI's simple, label, matrix and
+    /// form styles, for scalars, arrays and objects); a message when the text does not have the style's shape.
+    func value(of parameter: Operation.Parameter, texts: [String]) -> Result<JSONNode, ShapeError> {
+        var texts = texts
+        var explode = parameter.explode
+        let prefix = ";\(parameter.name)="
+        if parameter.location == .path, let text = texts.first {
+            switch parameter.style {
+            case "label":
+                guard text.hasPrefix(".") else { return .failure(ShapeError("a label value starts with '.'")) }
+                let rest = String(text.dropFirst())
+                texts = [explode ? rest.replacingOccurrences(of: ".", with: ",") : rest]
+            case "matrix":
+                if explode, text.hasPrefix(";"), !text.hasPrefix(prefix) {
+                    texts = [text.dropFirst().split(separator: ";").joined(separator: ",")]  // ;key=value;…
+                } else if text.hasPrefix(prefix) {
+                    texts = [String(text.dropFirst(prefix.count)).replacingOccurrences(of: prefix, with: ",")]
+                } else {
+                    return .failure(ShapeError("a matrix value starts with '\(prefix)'"))
+                }
+            default: break
+            }
+            // A path array is one comma-separated text once its style's marks are gone.
+            if ModelGenerator.type(of: description.resolve(parameter.schema)) == "array" { explode = false }
+        }
+        let schema = description.resolve(parameter.schema)
+        guard schema["properties"] != nil, let text = texts.first else {
+            return .success(typed(texts, for: parameter.schema, explode: explode))
+        }
+        // An object: key,value pairs, or key=value pairs when exploded (not in form style: the query reader
+        // gathers an exploded form object's items itself).
+        let parts = text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var pairs: [(String, String)] = []
+        if explode, parameter.style != "form" {
+            for part in parts {
+                let halves = part.split(separator: "=", maxSplits: 1).map(String.init)
+                guard halves.count == 2 else { return .failure(ShapeError("not key=value pairs: '\(text)'")) }
+                pairs.append((halves[0], halves[1]))
+            }
+        } else {
+            guard parts.count.isMultiple(of: 2) else { return .failure(ShapeError("not key,value pairs: '\(text)'")) }
+            pairs = stride(from: 0, to: parts.count, by: 2).map { (parts[$0], parts[$0 + 1]) }
+        }
+        return .success(object(pairs, schema: schema))
+    }
+
+    /// An object parameter's member texts as the values their schemas describe.
+    func object(_ pairs: [(String, String)], schema: JSONNode) -> JSONNode {
+        var members = JSONNode.Members()
+        for (key, text) in pairs {
+            members[key] = typed([text], for: schema["properties"]?[key] ?? .object(.init()), explode: true)
+        }
+        return .object(members)
+    }
+
+    /// A value that does not have its style's shape.
+    struct ShapeError: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
 }

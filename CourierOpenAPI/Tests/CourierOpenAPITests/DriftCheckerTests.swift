@@ -29,8 +29,8 @@ import Testing
         let report = try check(editing: "Models.swift", "import Foundation", "import Foundation", requireAll: true)
         #expect(report.findings.map(\.description) == [])
         #expect(!report.hasDrift)
-        #expect(report.endpointCount == 9)
-        #expect(report.operationCount == 9)
+        #expect(report.endpointCount == 12)
+        #expect(report.operationCount == 12)
     }
 
     @Test func aHandEditedPathIsCaught() throws {

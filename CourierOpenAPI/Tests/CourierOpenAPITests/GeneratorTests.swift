@@ -9,6 +9,7 @@ import Testing
         #expect(
             files.keys.sorted() == [
                 "AnimalsAPI.swift", "Configuration.swift", "FeatureZooAPI.swift", "MediaAPI.swift", "Models.swift",
+                "ShelvesAPI.swift",
             ])
         let animals = try #require(files["AnimalsAPI.swift"])
         #expect(animals.contains("@MainActor\nenum AnimalsAPI {"))
@@ -50,7 +51,7 @@ import Testing
         let media = try #require(files["MediaAPI.swift"])
         #expect(
             media.contains(
-                ".data(\n            $0.body, contentType: \"image/png\",\n            parameters: [\"animalId\": $0.animalId])"
+                ".body(\n            .data($0.body), contentType: \"image/png\",\n            parameters: [\"animalId\": $0.animalId])"
             ))
         #expect(media.contains("-> String {"))  // text/plain response
         // A form body.
@@ -130,7 +131,7 @@ import Testing
         #expect(book.contains("static var getThing2:"))
     }
 
-    @Test func aBodyWithoutMembersBesidePathValuesIsLeftOutNotDropped() throws {
+    @Test func aFormBodyWithoutMembersBesidePathValuesIsLeftOutNotDropped() throws {
         let description = try Support.description(
             yaml: """
                 openapi: 3.0.3
@@ -143,7 +144,7 @@ import Testing
                       requestBody:
                         required: true
                         content:
-                          application/json:
+                          application/x-www-form-urlencoded:
                             schema: { oneOf: [{ type: string }, { type: integer }] }
                       responses: { "204": { description: moved } }
                 """)
@@ -152,6 +153,117 @@ import Testing
         #expect(book.contains("static var moveCard: APIParameterBuilder<Int>? = .init { [\"id\": $0] }"))
         #expect(book.contains("static func moveCard(id: Int) async throws(APIError) {"))
         #expect(book.contains("// courier-openapi: the MoveCardRequest request body is left out"))
+    }
+
+    @Test func objectAndPathStylesAreWrittenAsDescribed() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /boxes/{ids}/{tag}/{range}:
+                    get:
+                      operationId: findBoxes
+                      parameters:
+                        - { name: ids, in: path, required: true, schema: { type: array, items: { type: integer } } }
+                        - { name: tag, in: path, required: true, style: label, schema: { type: string } }
+                        - name: range
+                          in: path
+                          required: true
+                          style: matrix
+                          explode: true
+                          schema: { $ref: "#/components/schemas/Range" }
+                        - { name: filter, in: query, schema: { $ref: "#/components/schemas/Filter" } }
+                        - name: near
+                          in: query
+                          explode: false
+                          schema: { $ref: "#/components/schemas/Range" }
+                      responses: { "204": { description: ok } }
+                components:
+                  schemas:
+                    Filter:
+                      type: object
+                      required: [color]
+                      properties:
+                        color: { type: string, enum: [red, blue] }
+                        size: { type: integer }
+                    Range:
+                      type: object
+                      required: [from, to]
+                      properties: { from: { type: integer }, to: { type: integer } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        // Path: a simple array is comma-separated, a label scalar starts with a dot, an exploded matrix object is
+        // `;key=value` per member.
+        #expect(book.contains("\"ids\": $0.ids.map { \"\\($0)\" }.joined(separator: \",\")"))
+        #expect(book.contains("\"tag\": \".\\($0.tag)\""))
+        #expect(
+            book.contains(
+                "\"range\": [\"from=\\($0.range.from)\", \"to=\\($0.range.to)\"].map { \";\\($0)\" }.joined()"))
+        // Query: an exploded form object (the default) is one item per member; explode: false is key,value pairs.
+        #expect(book.contains("\"color\": $0.filter?.color,\n"))
+        #expect(book.contains("\"size\": $0.filter?.size,\n"))
+        #expect(book.contains("querying(") == false)
+        #expect(
+            book.contains(
+                "\"near\": $0.near.map { v in [\"from,\\(v.from)\", \"to,\\(v.to)\"].joined(separator: \",\") }"))
+    }
+
+    @Test func multipartFilesHaveAFilenameAndAScalarJSONBodyIsABodyOfItsOwn() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /photos:
+                    post:
+                      operationId: uploadPhoto
+                      requestBody:
+                        required: true
+                        content:
+                          multipart/form-data:
+                            schema:
+                              type: object
+                              required: [photo]
+                              properties:
+                                title: { type: string }
+                                photo: { type: string, format: binary }
+                                thumbnail: { type: string, format: binary }
+                            encoding: { photo: { contentType: image/png } }
+                      responses: { "204": { description: ok } }
+                  /cards/{id}/labels:
+                    put:
+                      operationId: setLabels
+                      parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]
+                      requestBody:
+                        required: true
+                        content:
+                          application/json:
+                            schema: { type: array, items: { type: string } }
+                      responses:
+                        "200":
+                          description: set
+                          content: { application/json: { schema: { type: array, items: { type: string } } } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        // Every member by name; binary ones are file parts with a filename and the encoding's content type.
+        #expect(book.contains("\"photo\": .data($0.photo, filename: \"photo\", contentType: \"image/png\")"))
+        #expect(
+            book.contains(
+                "\"thumbnail\": ($0.thumbnail).map { MultipartFile.data($0, filename: \"thumbnail\") }"
+            ))
+        #expect(book.contains("\"title\": $0.title"))
+        // A JSON array beside a path value: the endpoint takes the encoded bytes, the typed call the array.
+        #expect(book.contains("static var setLabels: APIParameterBuilder<(id: Int, body: Data)>?"))
+        #expect(
+            book.contains(
+                ".body(\n            .data($0.body), contentType: \"application/json\",\n            parameters: [\"id\": $0.id])"
+            ))
+        #expect(book.contains("static func setLabels(id: Int, body: [String]) async throws(APIError) -> [String] {"))
+        // After the encoding, the call returns the decoded response explicitly.
+        #expect(book.contains("        return try await $setLabels.request(with: (id: id, body: json))\n"))
+        #expect(book.contains("json = try APIConfiguration.current.encoder.coder.encode(body)"))
+        #expect(!book.contains("left out"))
     }
 
     @Test func anInvalidDescriptionIsATypedError() throws {

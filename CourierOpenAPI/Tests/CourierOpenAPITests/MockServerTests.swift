@@ -55,6 +55,19 @@ struct MockServerTests {
             called.append("search")
             try await FeatureZooAPI.getHealth()
             called.append("GET /health")
+            // Path values in simple, label and matrix style, query objects exploded and as key,value pairs.
+            try await ShelvesAPI.findShelves(
+                ids: [3, 4], label: "top", range: Span(from: 1, to: 9), filter: ShelfFilter(color: .red, size: 2),
+                near: Span(from: 5, to: 6))
+            called.append("findShelves")
+            // A JSON array beside a path value.
+            try await ShelvesAPI.setShelfTags(shelfId: 7, body: ["new", "old"])
+            called.append("setShelfTags")
+            // Multipart: the binary members are file parts with filenames (the server checks).
+            try await ShelvesAPI.addShelfDocument(
+                shelfId: 7,
+                body: AddShelfDocumentRequest(title: "Plan", document: Data("%PDF-1.4".utf8), preview: Data([1, 2])))
+            called.append("addShelfDocument")
         }
         #expect(called.sorted() == served.operations.map(\.operationId).sorted())
         #expect(contract.violations == [])
@@ -70,6 +83,30 @@ struct MockServerTests {
         } catch {
             #expect(error.statusCode == 400)
             #expect(error.bodyExcerpt?.contains("query species: required but missing") == true)
+        }
+    }
+
+    @Test func fileNamesAndStylesAreCheckedByTheServer() async throws {
+        let configuration = APIConfiguration(baseURL: URL(string: base + "/v2"))
+        // A file part without a filename (a bare `Data` value) is refused, as the generated `.data(…, filename:)`
+        // is accepted above.
+        let upload = POST<Data>(
+            "/shelves/7/documents", encoding: .multipart, parameters: { ["title": "Plan", "document": $0] })
+        do {
+            try await upload.request(with: Data("%PDF".utf8), using: configuration)
+            Issue.record("the server must refuse a file part without a filename")
+        } catch {
+            #expect(error.statusCode == 400)
+            #expect(error.bodyExcerpt?.contains("body document: a file part without a filename") == true)
+        }
+        // A matrix value without its `;range=` mark, and a label value without its dot, are refused.
+        let shelves = GET<Void>("/shelves/3,4/top/1,9?color=red")
+        do {
+            try await shelves.request(using: configuration)
+            Issue.record("the server must refuse unstyled path values")
+        } catch {
+            #expect(error.statusCode == 400)
+            #expect(error.bodyExcerpt?.contains("path label: a label value starts with '.'") == true)
         }
     }
 }

@@ -33,7 +33,8 @@ import Testing
         let book = try #require(files["OldStoreAPI.swift"])
         #expect(book.contains("@GET(\"/items\", encoding: .query(ParameterEncodingOptions(arrays: .commaSeparated)))"))
         #expect(book.contains("@POST(\"/items/{id}/picture\", encoding: .multipart)"))
-        #expect(book.contains("[\"id\": $0.id, \"file\": $0.body.file, \"caption\": $0.body.caption]"))
+        // The `type: file` member is a file part with a filename.
+        #expect(book.contains("\"file\": .data($0.body.file, filename: \"file\"), \"caption\": $0.body.caption"))
         let models = try #require(files["Models.swift"])
         #expect(models.contains("var note: String?"))  // x-nullable
         #expect(models.contains("var file: Data\n"))  // type: file
