@@ -37,6 +37,31 @@ import Testing
         #expect(third.timeline?.attempts == 1)
     }
 
+    @Test("Cache then network: the cached value and the network's are two calls, each with a timeline of its own")
+    func cacheThenNetworkTimelines() async throws {
+        // GIVEN an entry written by an earlier call, and an observer
+        let recorder = Recorder()
+        let configuration = cachingConfiguration(NumberingServer(), cache: ResponseCache()).with {
+            $0.observers = [recorder]
+        }
+        let endpoint = GET<Void>("/items", tags: [.cache(CachePolicy(read: .cacheThenNetwork, write: .memory))])
+        let _: Numbered = try await endpoint.request(using: configuration)
+        recorder.seen.withLock { $0.removeAll() }
+
+        // WHEN the cache-then-network form delivers both values
+        var updates = 0
+        for try await _ in endpoint.cacheThenNetwork(using: configuration) as CacheThenNetworkSequence<Numbered> {
+            updates += 1
+        }
+
+        // THEN the observer saw two calls in order: the cache's answer (a hit), then the network's (stored)
+        let finished = recorder.seen.value.filter { $0.0.kind == .finished }.map(\.1)
+        #expect(updates == 2)
+        #expect(finished.count == 2)
+        #expect(finished.first.map { Self.cacheDetails($0) } == ["hit"])
+        #expect(finished.last.map { Self.cacheDetails($0) }?.last == "stored")
+    }
+
     @Test("A response the policy may not store says why")
     func cacheSkips() async throws {
         let setup = ResponseCacheTests.Setup(server: NumberingServer(headers: ["Cache-Control": "no-store"]))
