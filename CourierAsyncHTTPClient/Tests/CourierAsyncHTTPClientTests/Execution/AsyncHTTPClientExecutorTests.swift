@@ -53,9 +53,9 @@ struct AsyncHTTPClientExecutorTests {
         #expect(limit as? Int == 32)
         #expect(!AsyncHTTPClientExecutor.followsRedirects(AsyncHTTPClientExecutor.sharedClient))
         // A client of one's own made from clientConfiguration(_:) keeps the pool it was given.
-        #expect(
-            AsyncHTTPClientExecutor.clientConfiguration().connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit == 8
-        )
+        let given = HTTPClient.Configuration.singletonConfiguration.connectionPool
+        let made = AsyncHTTPClientExecutor.clientConfiguration().connectionPool
+        #expect(made.concurrentHTTP1ConnectionsPerHostSoftLimit == given.concurrentHTTP1ConnectionsPerHostSoftLimit)
     }
 
     @Test("A bare status line, then close, is .connectionLost; a garbage status line is a transport error")
