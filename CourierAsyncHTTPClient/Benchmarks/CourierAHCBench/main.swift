@@ -3,6 +3,10 @@
 // its URL and document root:
 //
 //     CourierAHCBench SERVER_URL DOCROOT [--rounds N] [--warmup N] [--calls N] [--calls-per-task N]
+//     CourierAHCBench SERVER_URL DOCROOT --only SIDE N [--tasks T]     N calls of one side, untimed (for callgrind)
+//
+// COURIER_AHC_BENCH_POOL=N adds two sides on clients of their own keeping N connections per host (`courier-poolN`,
+// `raw-ahc-poolN`), to compare pool sizes in the same rounds.
 //
 // The server serves a 2 KB JSON array of repositories (written to DOCROOT first); every side GETs it and decodes
 // it into [Repository]:
@@ -79,6 +83,7 @@ func options() throws -> (server: URL, docroot: String, rounds: Int, warmup: Int
     if let index = arguments.firstIndex(of: "--only"), index + 2 < arguments.count {
         arguments.removeSubrange(index...(index + 2))
     }
+    _ = try value("--tasks", 1)
     guard arguments.count == 2, let server = URL(string: arguments[0]) else {
         throw Failure(
             description:
@@ -93,10 +98,9 @@ enum Book {
     static var repos: APIParameterBuilder<Void>? = nil
 }
 
-func sides(_ server: URL) async -> [Side] {
+func sides(_ server: URL, endpoint: GET<Void>) -> [Side] {
     let url = server.appendingPathComponent("users/octocat/repos.json")
     let configuration = APIConfiguration(baseURL: server, executor: AsyncHTTPClientExecutor())
-    let endpoint = await Book.$repos
     let courier = Side(name: "courier") {
         try await endpoint.request(using: configuration)
     }
@@ -123,7 +127,30 @@ func sides(_ server: URL) async -> [Side] {
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw Failure(description: "status") }
         return try JSONDecoder().decode([Repository].self, from: data)
     }
-    return [courier, executorOnly, rawAHC("raw-ahc"), rawAHC("raw-ahc-again"), rawURLSession]
+    var all = [courier, executorOnly, rawAHC("raw-ahc"), rawAHC("raw-ahc-again"), rawURLSession]
+    // COURIER_AHC_BENCH_POOL=N: two more sides on clients of their own with at most N connections per host
+    // (AsyncHTTPClient's default is 8): Courier (`courier-poolN`) and the raw call (`raw-ahc-poolN`).
+    if let pool = ProcessInfo.processInfo.environment["COURIER_AHC_BENCH_POOL"].flatMap({ Int($0) }) {
+        var settings = AsyncHTTPClientExecutor.clientConfiguration()
+        settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = pool
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+        var rawSettings = HTTPClient.Configuration.singletonConfiguration
+        rawSettings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = pool
+        let rawClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: rawSettings)
+        if let executor = try? AsyncHTTPClientExecutor(client: client) {
+            let pooled = APIConfiguration(baseURL: server, executor: executor)
+            all.append(Side(name: "courier-pool\(pool)") { try await endpoint.request(using: pooled) })
+        }
+        all.append(
+            Side(name: "raw-ahc-pool\(pool)") {
+                let response = try await rawClient.execute(
+                    HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+                guard response.status == .ok else { throw Failure(description: "status \(response.status)") }
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return try JSONDecoder().decode([Repository].self, from: body)
+            })
+    }
+    return all
 }
 
 /// The CPU time the process has used so far (all threads, user and system), in seconds.
@@ -166,87 +193,123 @@ func format(_ seconds: Double) -> String {
     seconds >= 1e-3 ? String(format: "%.3g ms", seconds * 1e3) : String(format: "%.3g µs", seconds * 1e6)
 }
 
-let settings = try options()
-let directory = URL(fileURLWithPath: settings.docroot).appendingPathComponent("users/octocat")
-try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-let encoder = JSONEncoder()
-encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-let fixtureData = try encoder.encode(fixture)
-try fixtureData.write(to: directory.appendingPathComponent("repos.json"))
+/// The whole run, in a task (see the end of the file).
+func run(endpoint: GET<Void>) async throws {
+    let settings = try options()
+    let directory = URL(fileURLWithPath: settings.docroot).appendingPathComponent("users/octocat")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let fixtureData = try encoder.encode(fixture)
+    try fixtureData.write(to: directory.appendingPathComponent("repos.json"))
 
-let all = await sides(settings.server)
-for side in all {
-    let value = try await side.call()
-    guard value == fixture else { throw Failure(description: "\(side.name) decoded another value") }
-}
-// `--only SIDE N`: no timing, N sequential calls of one side after 50 warm-up calls (for callgrind).
-if let index = CommandLine.arguments.firstIndex(of: "--only"), index + 2 < CommandLine.arguments.count,
-    let side = all.first(where: { $0.name == CommandLine.arguments[index + 1] }),
-    let count = Int(CommandLine.arguments[index + 2])
-{
-    for _ in 0..<(50 + count) { _ = try await side.call() }
-    print("\(side.name): \(count) calls after 50 warm-up calls")
-    exit(0)
-}
-print("GET \(settings.server)/users/octocat/repos.json: \(fixtureData.count) bytes of JSON, decoded into [Repository]")
-print(
-    "alternating in one process, \(settings.rounds) rounds after \(settings.warmup) warm-up (a random order in each round)"
-)
-
-/// (side, baseline) pairs reported.
-let comparisons = [
-    ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
-    ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
-]
-var report: [String: Any] = ["bytes": fixtureData.count, "rounds": settings.rounds]
-for concurrency in [1, 32] {
-    let callsPerTask = concurrency == 1 ? settings.calls : settings.callsPerTask
-    let calls = concurrency * callsPerTask
-    var times: [String: [Double]] = [:]
-    var cpuTimes: [String: [Double]] = [:]
-    for round in -settings.warmup..<settings.rounds {
-        let order = all.shuffled()
-        var roundTimes: [String: (wall: Double, cpu: Double)] = [:]
-        for side in order {
-            roundTimes[side.name] = try await block(side, concurrency: concurrency, callsPerTask: callsPerTask)
-        }
-        guard round >= 0 else { continue }
-        for (name, time) in roundTimes {
-            times[name, default: []].append(time.wall)
-            cpuTimes[name, default: []].append(time.cpu)
-        }
-    }
-    print("\nconcurrency \(concurrency): \(calls) calls per block")
+    let all = sides(settings.server, endpoint: endpoint)
     for side in all {
-        let perCall = median(times[side.name] ?? []) / Double(calls)
-        let cpuPerCall = median(cpuTimes[side.name] ?? []) / Double(calls)
-        report["c\(concurrency).\(side.name).cpuPerCall"] = cpuPerCall
-        print(
-            "  \(side.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(format(perCall))/call, \(Int((1 / perCall).rounded())) calls/s (median block), CPU \(format(cpuPerCall))/call"
-        )
-        report["c\(concurrency).\(side.name).perCall"] = perCall
+        let value = try await side.call()
+        guard value == fixture else { throw Failure(description: "\(side.name) decoded another value") }
     }
-    for (side, baseline) in comparisons {
-        let cpuRatios = zip(cpuTimes[baseline] ?? [], cpuTimes[side] ?? []).map { $0 / $1 }
-        print(
-            String(
-                format: "  %@ / %@: %.3f× CPU efficiency (median of %d rounds; range %.2f–%.2f)", side, baseline,
-                median(cpuRatios), cpuRatios.count, cpuRatios.min() ?? .nan, cpuRatios.max() ?? .nan))
-        report["c\(concurrency).\(side)/\(baseline).cpu"] = [
-            "median": median(cpuRatios), "min": cpuRatios.min() ?? .nan, "max": cpuRatios.max() ?? .nan,
+    // `--only SIDE N [--tasks T]`: no timing, N calls of one side (T tasks of N / T calls, sequential by default) after
+    // warm-up calls (50 sequential ones, or T tasks of 4 calls), for callgrind: the difference between two counts of
+    // instructions, one with N = 0, is the cost of N calls.
+    if let index = CommandLine.arguments.firstIndex(of: "--only"), index + 2 < CommandLine.arguments.count,
+        let side = all.first(where: { $0.name == CommandLine.arguments[index + 1] }),
+        let count = Int(CommandLine.arguments[index + 2])
+    {
+        let tasks =
+            CommandLine.arguments.firstIndex(of: "--tasks").flatMap { index in
+                index + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[index + 1]) : nil
+            } ?? 1
+        if tasks <= 1 {
+            for _ in 0..<(50 + count) { _ = try await side.call() }
+        } else {
+            _ = try await block(side, concurrency: tasks, callsPerTask: 4)
+            if count > 0 { _ = try await block(side, concurrency: tasks, callsPerTask: count / tasks) }
+        }
+        print("\(side.name): \(count) calls in \(max(tasks, 1)) task(s) after warm-up calls")
+        return
+    }
+    print(
+        "GET \(settings.server)/users/octocat/repos.json: \(fixtureData.count) bytes of JSON, decoded into [Repository]"
+    )
+    print(
+        "alternating in one process, \(settings.rounds) rounds after \(settings.warmup) warm-up (a random order in each round)"
+    )
+
+    /// (side, baseline) pairs reported.
+    let comparisons =
+        [
+            ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
+            ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
         ]
-        let ratios = zip(times[baseline] ?? [], times[side] ?? []).map { $0 / $1 }
-        let line = String(
-            format: "  %@ / %@: %.3f× throughput (median of %d rounds; range %.2f–%.2f)", side, baseline,
-            median(ratios),
-            ratios.count, ratios.min() ?? .nan, ratios.max() ?? .nan)
-        print(line)
-        report["c\(concurrency).\(side)/\(baseline)"] = [
-            "median": median(ratios), "min": ratios.min() ?? .nan, "max": ratios.max() ?? .nan,
-        ]
+        + all.filter { $0.name.hasPrefix("courier-pool") }.flatMap { side in
+            [(side.name, "courier"), (side.name, "raw-ahc"), (side.name, "raw-urlsession")]
+        }
+        + all.filter { $0.name.hasPrefix("raw-ahc-pool") }.map { side in (side.name, "raw-ahc") }
+    var report: [String: Any] = ["bytes": fixtureData.count, "rounds": settings.rounds]
+    for concurrency in [1, 32] {
+        let callsPerTask = concurrency == 1 ? settings.calls : settings.callsPerTask
+        let calls = concurrency * callsPerTask
+        var times: [String: [Double]] = [:]
+        var cpuTimes: [String: [Double]] = [:]
+        for round in -settings.warmup..<settings.rounds {
+            let order = all.shuffled()
+            var roundTimes: [String: (wall: Double, cpu: Double)] = [:]
+            for side in order {
+                roundTimes[side.name] = try await block(side, concurrency: concurrency, callsPerTask: callsPerTask)
+            }
+            guard round >= 0 else { continue }
+            for (name, time) in roundTimes {
+                times[name, default: []].append(time.wall)
+                cpuTimes[name, default: []].append(time.cpu)
+            }
+        }
+        print("\nconcurrency \(concurrency): \(calls) calls per block")
+        for side in all {
+            let perCall = median(times[side.name] ?? []) / Double(calls)
+            let cpuPerCall = median(cpuTimes[side.name] ?? []) / Double(calls)
+            report["c\(concurrency).\(side.name).cpuPerCall"] = cpuPerCall
+            print(
+                "  \(side.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(format(perCall))/call, \(Int((1 / perCall).rounded())) calls/s (median block), CPU \(format(cpuPerCall))/call"
+            )
+            report["c\(concurrency).\(side.name).perCall"] = perCall
+        }
+        for (side, baseline) in comparisons {
+            let cpuRatios = zip(cpuTimes[baseline] ?? [], cpuTimes[side] ?? []).map { $0 / $1 }
+            print(
+                String(
+                    format: "  %@ / %@: %.3f× CPU efficiency (median of %d rounds; range %.2f–%.2f)", side, baseline,
+                    median(cpuRatios), cpuRatios.count, cpuRatios.min() ?? .nan, cpuRatios.max() ?? .nan))
+            report["c\(concurrency).\(side)/\(baseline).cpu"] = [
+                "median": median(cpuRatios), "min": cpuRatios.min() ?? .nan, "max": cpuRatios.max() ?? .nan,
+            ]
+            let ratios = zip(times[baseline] ?? [], times[side] ?? []).map { $0 / $1 }
+            let line = String(
+                format: "  %@ / %@: %.3f× throughput (median of %d rounds; range %.2f–%.2f)", side, baseline,
+                median(ratios),
+                ratios.count, ratios.min() ?? .nan, ratios.max() ?? .nan)
+            print(line)
+            report["c\(concurrency).\(side)/\(baseline)"] = [
+                "median": median(ratios), "min": ratios.min() ?? .nan, "max": ratios.max() ?? .nan,
+            ]
+        }
+    }
+    if let path = ProcessInfo.processInfo.environment["COURIER_AHC_BENCH_JSON"] {
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: path))
     }
 }
-if let path = ProcessInfo.processInfo.environment["COURIER_AHC_BENCH_JSON"] {
-    let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-    try data.write(to: URL(fileURLWithPath: path))
+
+// No top-level `await`: that would make this an async main, which parks the main thread in `dispatch_main()`, and
+// valgrind 3.19 crashes there (as for CourierE2E), which would rule out callgrind (`--only`). The main thread reads
+// the `@MainActor` address book, starts the run in a task and waits on a semaphore.
+let endpoint = Book.$repos
+Task.detached {
+    do {
+        try await run(endpoint: endpoint)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("CourierAHCBench: \(error)\n".utf8))
+        exit(1)
+    }
 }
+DispatchSemaphore(value: 0).wait()

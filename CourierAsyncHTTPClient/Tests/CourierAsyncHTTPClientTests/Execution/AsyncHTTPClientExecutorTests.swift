@@ -45,6 +45,19 @@ struct AsyncHTTPClientExecutorTests {
         #expect(AsyncHTTPClientExecutor.clientConfiguration(real).tracing.tracer is InMemoryTracer)
     }
 
+    @Test("The shared client keeps up to 32 connections per host (AsyncHTTPClient's default is 8), redirects off")
+    func sharedClientPool() {
+        // AsyncHTTPClient keeps a client's configuration internal: read it as `followsRedirects(_:)` does.
+        let client = Mirror(reflecting: AsyncHTTPClientExecutor.sharedClient)
+        let limit = client.descendant("configuration", "connectionPool", "concurrentHTTP1ConnectionsPerHostSoftLimit")
+        #expect(limit as? Int == 32)
+        #expect(!AsyncHTTPClientExecutor.followsRedirects(AsyncHTTPClientExecutor.sharedClient))
+        // A client of one's own made from clientConfiguration(_:) keeps the pool it was given.
+        let given = HTTPClient.Configuration.singletonConfiguration.connectionPool
+        let made = AsyncHTTPClientExecutor.clientConfiguration().connectionPool
+        #expect(made.concurrentHTTP1ConnectionsPerHostSoftLimit == given.concurrentHTTP1ConnectionsPerHostSoftLimit)
+    }
+
     @Test("A bare status line, then close, is .connectionLost; a garbage status line is a transport error")
     func brokenStatusLines() async throws {
         let configuration = Self.configuration(try Servers.required().faultServer)
