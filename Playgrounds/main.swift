@@ -66,6 +66,11 @@ let pages = [
         run: CassettesPage.run
     ),
     Page(
+        name: "OpenAPI",
+        summary: "An address book generated from an OpenAPI description, committed and called like any other.",
+        run: OpenAPIPage.run
+    ),
+    Page(
         name: "Services",
         summary: "Group endpoints behind a small typed client: client.users.get(id:).",
         run: ServicesPage.run
