@@ -67,25 +67,21 @@ struct PageReader<Page: Decodable>: APISequenceSource {
         let decoder: (any ResponseDecoder)?
     }
 
-    let sequence: Start
+    let start: Start
     var pending: APIRequest?
     var started = false
-
-    init(sequence: Start) {
-        self.sequence = sequence
-    }
 
     /// The next page, `nil` after the last.
     mutating func next() async throws -> Page? {
         if !started {
             started = true
-            pending = try sequence.first.get()
+            pending = try start.first.get()
         }
         guard let request = pending else { return nil }
         pending = nil
         let page: DecodedResponse<Page> = try await request.send(
-            using: sequence.configuration, decoder: sequence.decoder)
-        if let following = sequence.next.request(page, request), following.url != request.url {
+            using: start.configuration, decoder: start.decoder)
+        if let following = start.next.request(page, request), following.url != request.url {
             pending = following
         }
         return page.value
@@ -125,7 +121,7 @@ extension API {
         // Built now (no I/O); a definition error is thrown by the first `next()`.
         let first = Result { () throws(APIError) in try makeRequest(with: parameter, using: configuration) }
         let start = PageReader.Start(first: first, next: next, configuration: configuration, decoder: decoder)
-        return APISequence { PageReader(sequence: start) }
+        return APISequence { PageReader(start: start) }
     }
 }
 
