@@ -22,14 +22,15 @@ Routes:
 
 import argparse
 import json
-import os
 import re
 import sys
 import uuid
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import serving
 
 METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
@@ -416,21 +417,7 @@ def main():
     with open(args.description, "rb") as f:
         Handler.raw = f.read()
     Handler.description = Description(json.loads(Handler.raw))
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    line = "COURIER_OPENAPI_URL=http://127.0.0.1:%d\n" % server.server_address[1]
-    sys.stdout.write(line)
-    sys.stdout.flush()
-    if args.env_file:
-        temporary = args.env_file + ".tmp"
-        with open(temporary, "w") as f:
-            f.write(line)
-        os.replace(temporary, args.env_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-
+    serving.serve(Handler, args.port, "COURIER_OPENAPI_URL", args.env_file)
 
 if __name__ == "__main__":
     main()

@@ -43,14 +43,14 @@ Routes:
 """
 
 import argparse
-import os
 import json
 import socket
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
+
+import serving
 
 # The pieces of /events, each sent as its own chunk. What the client must see:
 #   1. event "greeting", data "hello\nworld", id "1", retry 2500 ms
@@ -210,21 +210,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--env-file")
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    line = "COURIER_SSE_URL=http://127.0.0.1:%d\n" % server.server_address[1]
-    sys.stdout.write(line)
-    sys.stdout.flush()
-    if args.env_file:
-        temporary = args.env_file + ".tmp"
-        with open(temporary, "w") as f:
-            f.write(line)
-        os.replace(temporary, args.env_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-
+    serving.serve(Handler, args.port, "COURIER_SSE_URL", args.env_file)
 
 if __name__ == "__main__":
     main()
