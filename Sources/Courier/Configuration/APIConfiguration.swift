@@ -101,7 +101,8 @@ public struct APIConfiguration: Sendable {
     }
     /// Watch every call made with this configuration: each observer sees each event of each call (see
     /// ``CallObserver``), and responses and errors then carry the call's ``CallTimeline``. Empty (the default): calls
-    /// record nothing.
+    /// record nothing. (An observer told only each call's start and end, as CourierObservability's `.metrics()`,
+    /// makes calls record no timeline.)
     public var observers: [any CallObserver] {
         get { fields.observers }
         set { fields.observers = newValue }
