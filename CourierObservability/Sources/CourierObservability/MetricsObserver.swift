@@ -22,7 +22,8 @@ import Foundation
 /// included (one duration per call).
 ///
 /// The metrics of each endpoint, origin and outcome are made once and kept (as swift-metrics recommends), so a call
-/// formats no dimension: with a no-op backend `.metrics()` adds the cost of the call's timeline and two lookups.
+/// formats no dimension; and a call tells this observer only its start and end, recording no timeline for it (unless
+/// another observer wants one): with a no-op backend `.metrics()` adds two lookups and a clock read to a call.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())   // once, at start-up (swift-prometheus, for one)
@@ -30,7 +31,7 @@ import Foundation
 /// ```
 public struct MetricsObserver: CallObserver {
     private let chosenFactory: (any MetricsFactory)?
-    private let cache = MetricSeriesCache()
+    fileprivate let cache = MetricSeriesCache()
 
     /// Records with `factory`, or with the bootstrapped `MetricsSystem.factory` when `nil` (read at every call,
     /// so the observer can be created before the bootstrap).
@@ -38,36 +39,46 @@ public struct MetricsObserver: CallObserver {
         self.chosenFactory = factory
     }
 
-    /// Counts the call as active when it starts; records its duration and sizes when it ends.
+    /// Counts the call as active at its `started` event; records its duration and sizes at its `finished` event.
+    /// (A configuration's calls tell this observer only their start and end, without recording a timeline.)
     public func observe(_ event: CallTimeline.Event, in timeline: CallTimeline) {
         let kind = event.kind
         if kind == .started {
-            cache.series(of: timeline, factory: factory()).active.increment()
+            _ = callStarted(timeline.request)
         } else if kind == .finished {
-            let series = cache.series(of: timeline, factory: factory())
             // A call without a start (a plugin asked for its timeline half-way) was never counted as active.
-            if timeline.events.first?.kind == .started { series.active.decrement() }
-            let status = timeline.statusCode
-            let sent = timeline.request.body.count
-            let received = timeline.events.last(where: { $0.kind == .responseReceived })?.bytes
-            let handles = series.handles(
-                status: status, errorType: timeline.failure.map { Self.errorType($0, statusCode: status) },
-                sizes: (sent != nil, received != nil))
-            if let duration = timeline.duration {
-                let (seconds, attoseconds) = duration.components
-                handles.duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-            }
-            if let sent { handles.requestSize?.record(sent) }
-            if let received { handles.responseSize?.record(received) }
+            let request = timeline.request
+            record(
+                request, in: cache.series(of: request, factory: factory()), duration: timeline.duration,
+                status: timeline.statusCode, failure: timeline.failure,
+                received: timeline.events.last(where: { $0.kind == .responseReceived })?.bytes,
+                wasActive: timeline.events.first?.kind == .started)
         }
     }
 
-    private func factory() -> any MetricsFactory { chosenFactory ?? MetricsSystem.factory }
+    fileprivate func record(
+        _ request: APIRequest, in series: MetricSeries, duration: Duration?, status: Int?,
+        failure: APIError.Reason?, received: Int?, wasActive: Bool
+    ) {
+        if wasActive { series.active.decrement() }
+        let sent = request.body.count
+        let handles = series.handles(
+            status: status, errorType: failure.map { Self.errorType($0, statusCode: status) },
+            sizes: (sent != nil, received != nil))
+        if let duration {
+            let (seconds, attoseconds) = duration.components
+            handles.duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        if let sent { handles.requestSize?.record(sent) }
+        if let received { handles.responseSize?.record(received) }
+    }
+
+    fileprivate func factory() -> any MetricsFactory { chosenFactory ?? MetricsSystem.factory }
 
     /// `http.request.method`, `server.address` and `server.port` of the call.
-    static func server(of timeline: CallTimeline) -> [(String, String)] {
-        let url = timeline.request.url
-        var dimensions = [("http.request.method", timeline.request.method.rawValue)]
+    static func server(of request: APIRequest) -> [(String, String)] {
+        let url = request.url
+        var dimensions = [("http.request.method", request.method.rawValue)]
         if let host = url.host { dimensions.append(("server.address", host)) }
         if let port = url.port ?? defaultPort(of: url.scheme) { dimensions.append(("server.port", "\(port)")) }
         return dimensions
@@ -105,6 +116,25 @@ public struct MetricsObserver: CallObserver {
     }
 }
 
+// Calls tell `.metrics()` their start and end without a timeline: what keeps its cost to a few hundred instructions.
+@_spi(ExecutorSupport)
+extension MetricsObserver: CallOutcomeObserver {
+    /// Counts the call as active; returns its series, for ``callEnded(_:outcome:context:)``.
+    public func callStarted(_ request: APIRequest) -> (any AnyObject & Sendable)? {
+        let series = cache.series(of: request, factory: factory())
+        series.active.increment()
+        return series
+    }
+
+    /// Counts the call as no longer active; records its duration and sizes.
+    public func callEnded(_ request: APIRequest, outcome: CallOutcome, context: (any AnyObject & Sendable)?) {
+        record(
+            request, in: context as? MetricSeries ?? cache.series(of: request, factory: factory()),
+            duration: outcome.duration, status: outcome.statusCode, failure: outcome.failure,
+            received: outcome.responseBytes, wasActive: true)
+    }
+}
+
 extension CallObserver where Self == MetricsObserver {
     /// Records every call in swift-metrics with the OpenTelemetry HTTP client names; see ``MetricsObserver``.
     public static func metrics(factory: (any MetricsFactory)? = nil) -> MetricsObserver {
@@ -129,34 +159,56 @@ final class MetricSeriesCache: Sendable {
         /// (from the no-op factory); a metatype compares without a dynamic cast.
         var factory: ObjectIdentifier?
         var series: [Key: MetricSeries] = [:]
-        /// The last series used: a call's start and end, and calls in a row to one endpoint, skip the hashing.
-        var last: (key: Key, series: MetricSeries)?
+        /// The last series used, and its key (compared in place, not copied): calls in a row to one endpoint skip
+        /// the hashing.
+        var last = Key(method: "", path: "", origin: "")
+        var lastSeries: MetricSeries?
     }
 
     private let state = Locked(State())
 
-    /// The series of `timeline`'s call on `factory`; all are made again when the factory changes.
-    func series(of timeline: CallTimeline, factory: any MetricsFactory) -> MetricSeries {
-        let request = timeline.request
-        let key = Key(
-            method: request.method.rawValue, path: request.endpoint.path,
-            origin: Self.origin(of: request.url.absoluteString))
+    /// The series of `request`'s call on `factory`; all are made again when the factory changes.
+    func series(of request: APIRequest, factory: any MetricsFactory) -> MetricSeries {
         let identity = ObjectIdentifier(type(of: factory))
+        let text = request.url.absoluteString
+        let method = request.method.rawValue
+        let path = request.endpoint.path
         return state.withLockedValue { state in
             if state.factory != identity {
                 state = State(factory: identity)
-            } else if let last = state.last, last.key == key {
-                return last.series
+            } else if let series = state.lastSeries, state.last.method == method, state.last.path == path,
+                Self.origin(of: text, is: state.last.origin)
+            {
+                return series
             }
+            let key = Key(method: method, path: path, origin: Self.origin(of: text))
             let series: MetricSeries
             if let known = state.series[key] {
                 series = known
             } else {
-                series = MetricSeries(timeline: timeline, factory: factory)
+                series = MetricSeries(request: request, factory: factory)
                 state.series[key] = series
             }
-            state.last = (key, series)
+            state.last = key
+            state.lastSeries = series
             return series
+        }
+    }
+
+    /// Whether the URL `text` has `origin`: it starts with it, and it ends there or a path, query or fragment
+    /// follows (cheaper than finding the URL's origin to compare it).
+    static func origin(of text: String, is origin: Substring) -> Bool {
+        var text = text
+        var origin = origin
+        return text.withUTF8 { text in
+            origin.withUTF8 { origin in
+                guard text.count >= origin.count, let start = text.baseAddress, let prefix = origin.baseAddress,
+                    memcmp(start, prefix, origin.count) == 0
+                else { return false }
+                guard text.count > origin.count else { return true }
+                let next = text[origin.count]
+                return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+            }
         }
     }
 
@@ -200,12 +252,19 @@ final class MetricSeries: Sendable {
     let active: Meter
     private let dimensions: [(String, String)]
     private let factory: any MetricsFactory
-    private let outcomes = Locked<[Outcome: Handles]>([:])
+    private let outcomes = Locked(Outcomes())
 
-    init(timeline: CallTimeline, factory: any MetricsFactory) {
-        let server = MetricsObserver.server(of: timeline)
+    /// The handles of each outcome seen, and of the last one: calls in a row to one endpoint mostly end alike,
+    /// and comparing an outcome costs less than hashing it.
+    private struct Outcomes {
+        var all: [Outcome: Handles] = [:]
+        var last: (outcome: Outcome, handles: Handles)?
+    }
+
+    init(request: APIRequest, factory: any MetricsFactory) {
+        let server = MetricsObserver.server(of: request)
         self.active = Meter(label: "http.client.active_requests", dimensions: server, factory: factory)
-        self.dimensions = server + [("url.template", timeline.request.endpoint.template)]
+        self.dimensions = server + [("url.template", request.endpoint.template)]
         self.factory = factory
     }
 
@@ -214,30 +273,40 @@ final class MetricSeries: Sendable {
     func handles(status: Int?, errorType: String?, sizes: (request: Bool, response: Bool)) -> Handles {
         let outcome = Outcome(status: status, errorType: errorType)
         return outcomes.withLockedValue { outcomes in
-            if let handles = outcomes[outcome], !sizes.request || handles.requestSize != nil,
-                !sizes.response || handles.responseSize != nil
+            if let last = outcomes.last, last.outcome == outcome, !sizes.request || last.handles.requestSize != nil,
+                !sizes.response || last.handles.responseSize != nil
             {
-                return handles
+                return last.handles
             }
-            var dimensions = self.dimensions
-            if let status { dimensions.append(("http.response.status_code", "\(status)")) }
-            if let errorType { dimensions.append(("error.type", errorType)) }
-            var handles =
-                outcomes[outcome]
-                ?? Handles(
-                    duration: CoreMetrics.Timer(
-                        label: "http.client.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
-                        factory: factory))
-            if sizes.request, handles.requestSize == nil {
-                handles.requestSize = Recorder(
-                    label: "http.client.request.body.size", dimensions: dimensions, factory: factory)
-            }
-            if sizes.response, handles.responseSize == nil {
-                handles.responseSize = Recorder(
-                    label: "http.client.response.body.size", dimensions: dimensions, factory: factory)
-            }
-            outcomes[outcome] = handles
+            let handles = made(outcome, known: outcomes.all[outcome], sizes: sizes)
+            outcomes.all[outcome] = handles
+            outcomes.last = (outcome, handles)
             return handles
         }
+    }
+
+    /// `known` (the outcome's handles so far), or new ones, with the size recorders `sizes` asks for.
+    private func made(_ outcome: Outcome, known: Handles?, sizes: (request: Bool, response: Bool)) -> Handles {
+        if let known, !sizes.request || known.requestSize != nil, !sizes.response || known.responseSize != nil {
+            return known
+        }
+        var dimensions = self.dimensions
+        if let status = outcome.status { dimensions.append(("http.response.status_code", "\(status)")) }
+        if let errorType = outcome.errorType { dimensions.append(("error.type", errorType)) }
+        var handles =
+            known
+            ?? Handles(
+                duration: CoreMetrics.Timer(
+                    label: "http.client.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                    factory: factory))
+        if sizes.request, handles.requestSize == nil {
+            handles.requestSize = Recorder(
+                label: "http.client.request.body.size", dimensions: dimensions, factory: factory)
+        }
+        if sizes.response, handles.responseSize == nil {
+            handles.responseSize = Recorder(
+                label: "http.client.response.body.size", dimensions: dimensions, factory: factory)
+        }
+        return handles
     }
 }

@@ -95,4 +95,49 @@ struct MetricsObserverTests {
         #expect(Self.dimensions(timer.dimensions)["error.type"] == "decoding_failed")
         #expect(Self.dimensions(timer.dimensions)["http.response.status_code"] == "200")
     }
+
+    @Test("Calls alternating between origins that share a prefix keep one series per origin")
+    func originsThatShareAPrefix() async throws {
+        let metrics = TestMetrics()
+        let user = GET<Int>("/users/{id}") { ["id": $0] }
+        let bases = ["https://api.example.com", "https://api.example.com:8443", "https://api.example.com.evil"]
+        let configurations = bases.map {
+            APIConfiguration(
+                baseURL: URL(string: $0), executor: StubExecutor(statusCode: 200),
+                observers: [.metrics(factory: metrics)])
+        }
+        // One observer shared by the three configurations, as an app's single `.metrics()` would be.
+        let shared = configurations.map { $0.with { $0.observers = configurations[0].observers } }
+
+        for round in 0..<3 {
+            for configuration in shared { _ = try await user.request(with: round, using: configuration) as Data }
+        }
+
+        let timers = metrics.timers(label: Self.duration)
+        #expect(timers.count == 3)
+        #expect(timers.allSatisfy { $0.values.count == 3 })
+        let ports = Set(timers.map { Self.dimensions($0.dimensions)["server.port"] ?? "" })
+        let hosts = Set(timers.map { Self.dimensions($0.dimensions)["server.address"] ?? "" })
+        #expect(ports == ["443", "8443"])
+        #expect(hosts == ["api.example.com", "api.example.com.evil"])
+    }
+
+    @Test(".metrics() alone records no timeline; beside another observer both work")
+    func noTimelineForMetricsAlone() async throws {
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor(statusCode: 200),
+            observers: [.metrics(factory: metrics)])
+        let user = GET<Int>("/users/{id}") { ["id": $0] }
+
+        let alone = try await user.request(with: 1, using: configuration)
+        #expect(alone.timeline == nil)
+
+        let har = HARRecorder()
+        let both = configuration.with { $0.observers.append(har) }
+        let observed = try await user.request(with: 2, using: both)
+        #expect(observed.timeline?.events.last?.kind == .finished)
+        #expect(metrics.timers(label: Self.duration).first?.values.count == 2)
+        #expect(metrics.meters(label: "http.client.active_requests").allSatisfy { $0.lastValue == 0 })
+    }
 }

@@ -279,7 +279,7 @@ public final class ResponseCache: Sendable {
     }
 
     private func write(_ entry: CacheEntry, hasCredentials: Bool, request: APIRequest, policy: CachePolicy) async {
-        if let recorder = request.recorder {
+        if let recorder = request.recorder, recorder.recordsEvents {
             let disk = policy.write.contains(.disk) && (!hasCredentials || policy.allowsCredentialedDiskWrites)
             let memory = policy.write.contains(.memory)
             recorder.record(

@@ -101,7 +101,8 @@ public struct APIConfiguration: Sendable {
     }
     /// Watch every call made with this configuration: each observer sees each event of each call (see
     /// ``CallObserver``), and responses and errors then carry the call's ``CallTimeline``. Empty (the default): calls
-    /// record nothing.
+    /// record nothing. (An observer told only each call's start and end, as CourierObservability's `.metrics()`,
+    /// makes calls record no timeline.)
     public var observers: [any CallObserver] {
         get { fields.observers }
         set { fields.observers = newValue }
@@ -119,6 +120,7 @@ public struct APIConfiguration: Sendable {
             var changed = storage.fields
             yield &changed
             changed.baseURLText = changed.baseURL.flatMap(RequestFactory.baseText(of:))
+            changed.sortObservers()
             storage = Storage(changed)
         }
     }
@@ -143,6 +145,23 @@ public struct APIConfiguration: Sendable {
         var plugins: [any APIPlugin]
         var cache: ResponseCache?
         var observers: [any CallObserver]
+        /// `observers` told every event, and those told only each call's start and end (made when a field
+        /// changes: a call reads them).
+        var eventObservers: [any CallObserver] = []
+        var outcomeObservers: [any CallOutcomeObserver] = []
+
+        /// Sorts `observers` into the two kinds.
+        mutating func sortObservers() {
+            eventObservers = []
+            outcomeObservers = []
+            for observer in observers {
+                if let outcome = observer as? any CallOutcomeObserver {
+                    outcomeObservers.append(outcome)
+                } else {
+                    eventObservers.append(observer)
+                }
+            }
+        }
     }
 
     /// The immutable box of a configuration's fields.
@@ -156,6 +175,12 @@ public struct APIConfiguration: Sendable {
 
     /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
     var baseURLText: String? { storage.fields.baseURLText }
+
+    /// The ``observers`` told every event of a call: the call records its timeline when there is one.
+    var eventObservers: [any CallObserver] { storage.fields.eventObservers }
+
+    /// The ``observers`` told only each call's start and end.
+    var outcomeObservers: [any CallOutcomeObserver] { storage.fields.outcomeObservers }
 
     /// Creates a configuration with any of its fields; every argument has a default (the properties above say
     /// what each one is).
@@ -177,15 +202,16 @@ public struct APIConfiguration: Sendable {
         cache: ResponseCache? = nil,
         observers: [any CallObserver] = []
     ) {
-        storage = Storage(
-            Fields(
-                baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
-                headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
-                maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
-                encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
-                responseDecoder: responseDecoder,
-                parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
-                plugins: plugins, cache: cache, observers: observers))
+        var fields = Fields(
+            baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
+            headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
+            maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
+            encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
+            responseDecoder: responseDecoder,
+            parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
+            plugins: plugins, cache: cache, observers: observers)
+        fields.sortObservers()
+        storage = Storage(fields)
     }
 
     /// 100 MiB: the default most response bytes a call holds in memory.

@@ -47,7 +47,7 @@ public struct APIError: Error, Sendable {
     var recorder: CallRecorder? = nil
 
     /// What happened during the call that failed, up to the failure: its attempts, retries, redirects and cache
-    /// decisions; `nil` when the configuration has no ``APIConfiguration/observers`` (see ``CallTimeline``).
+    /// decisions; `nil` when no observer of the configuration watches events (see ``CallTimeline``).
     public var timeline: CallTimeline? { (recorder ?? request?.recorder)?.timeline }
 
     /// Creates an error. Executors and plugins use this to report failures in Courier's terms.

@@ -1,33 +1,89 @@
-/// Records one call's ``CallTimeline`` and tells the configuration's observers each event.
+/// Records one call's ``CallTimeline`` and tells the configuration's observers each event; tells the outcome
+/// observers (`CallOutcomeObserver`) its start and end.
 ///
 /// A call made with observers carries its recorder on its request (`APIRequest.recorder`), so every layer that
 /// sees the request — the pipeline, the plugins, the cache, the executor — records what it knows with one
-/// `request.recorder?` test; a call without observers has none and records nothing.
+/// `request.recorder?` test; a call without observers has none and records nothing. A call whose observers all
+/// want only the outcome has a recorder without a timeline: its events cost one test each.
 final class CallRecorder: Sendable {
     private let observers: [any CallObserver]
-    private let state: LockedBox<CallTimeline>
+    private let outcomeObservers: [any CallOutcomeObserver]
+    /// What the first outcome observer returned when the call started, and what the others did (an array only
+    /// for two or more: one observer, `.metrics()`, is the usual case).
+    private let context: (any AnyObject & Sendable)?
+    private let otherContexts: [(any AnyObject & Sendable)?]
+    /// The timeline so far; `nil` when no observer wants the events (nor a plugin the timeline).
+    private let state: LockedBox<CallTimeline>?
+    /// When the call started: its outcome's duration is counted from here.
+    private let start: ContinuousClock.Instant
 
-    /// A recorder for `request` whose call started at `start` (before its request was built, when known); `nil`
-    /// for a call that starts recording half-way (a plugin asked): it has neither event.
-    init(request: APIRequest, observers: [any CallObserver], start: ContinuousClock.Instant?) {
-        var request = request
-        request.recorder = nil  // the timeline keeps the request; the request must not keep the timeline
+    /// A recorder for `request`'s call that started at `start` (before its request was built); the outcome
+    /// observers are told that it started.
+    init(
+        request: borrowing APIRequest, observers: [any CallObserver], outcomeObservers: [any CallOutcomeObserver],
+        start: ContinuousClock.Instant
+    ) {
         self.observers = observers
-        state = LockedBox(CallTimeline(request: request))
-        guard let start else { return }
+        self.outcomeObservers = outcomeObservers
+        self.start = start
+        if observers.isEmpty {
+            state = nil
+        } else {
+            state = Self.timeline(of: request)
+        }
+        var contexts: [(any AnyObject & Sendable)?] = []
+        var first: (any AnyObject & Sendable)? = nil
+        for (index, observer) in outcomeObservers.enumerated() {
+            let context = observer.callStarted(request)
+            if index == 0 { first = context } else { contexts.append(context) }
+        }
+        context = first
+        otherContexts = contexts
+        guard state != nil else { return }
         record(.started, at: start)
         record(.built)
     }
 
-    /// The timeline so far.
-    var timeline: CallTimeline { state.value }
+    /// A recorder for a call that starts recording half-way (a plugin asked): it has neither event, and no
+    /// observer.
+    init(halfWay request: APIRequest) {
+        observers = []
+        outcomeObservers = []
+        context = nil
+        otherContexts = []
+        start = .now
+        state = Self.timeline(of: request)
+    }
+
+    /// The box of a new timeline of `request`.
+    private static func timeline(of request: borrowing APIRequest) -> LockedBox<CallTimeline> {
+        var request = copy request
+        request.recorder = nil  // the timeline keeps the request; the request must not keep the timeline
+        return LockedBox(CallTimeline(request: request))
+    }
+
+    /// The timeline so far; `nil` when the call records none (its observers want only its outcome).
+    var timeline: CallTimeline? { state?.value }
+
+    /// Whether the call records its events: test it before working out an event's details.
+    var recordsEvents: Bool { state != nil }
 
     /// Records an event of the current attempt (a new one for ``CallTimeline/Event/Kind/attemptStarted``) and
-    /// tells the observers.
+    /// tells the observers; nothing when the call records no events.
     func record(
-        _ kind: CallTimeline.Event.Kind, at instant: ContinuousClock.Instant = .now, statusCode: Int? = nil,
+        _ kind: CallTimeline.Event.Kind, statusCode: Int? = nil, bytes: Int? = nil, delay: Duration? = nil,
+        detail: String? = nil
+    ) {
+        guard state != nil else { return }
+        record(kind, at: .now, statusCode: statusCode, bytes: bytes, delay: delay, detail: detail)
+    }
+
+    /// Records an event that happened at `instant`.
+    private func record(
+        _ kind: CallTimeline.Event.Kind, at instant: ContinuousClock.Instant, statusCode: Int? = nil,
         bytes: Int? = nil, delay: Duration? = nil, detail: String? = nil, failure: APIError.Reason? = nil
     ) {
+        guard let state else { return }
         let (event, snapshot) = state.withLock { timeline in
             var attempt = timeline.events.last?.attempt ?? 0
             if kind == .attemptStarted { attempt += 1 }
@@ -41,27 +97,48 @@ final class CallRecorder: Sendable {
         for observer in observers { observer.observe(event, in: snapshot) }
     }
 
-    /// Records the end of the call: its response, or its error.
-    func finish(_ result: Result<APIResponse, APIError>) {
-        switch result {
-        case .success(let response): record(.finished, statusCode: response.statusCode)
-        case .failure(let error):
-            record(.finished, statusCode: error.statusCode, detail: "\(error.reason)", failure: error.reason)
-        }
+    /// Records the end of the call with `request` (the one its call form made) with `response`.
+    func finish(_ response: APIResponse, request: APIRequest, detail: String? = nil) {
+        let now = ContinuousClock.now
+        if state != nil { record(.finished, at: now, statusCode: response.statusCode, detail: detail) }
+        if outcomeObservers.isEmpty { return }
+        ended(
+            request,
+            CallOutcome(
+                duration: now - start, statusCode: response.statusCode, failure: nil,
+                responseBytes: response.body.data?.count))
     }
 
-    /// Records the decoding of `response` and the end of the call.
-    func decoded(_ response: APIResponse) {
+    /// Records the decoding of `response` and the end of the call with `request`.
+    func decoded(_ response: APIResponse, request: APIRequest) {
         record(.decoded)
-        record(.finished, statusCode: response.statusCode)
+        finish(response, request: request)
     }
 
-    /// Records the end of a call that failed with `error`, and returns the error carrying this recorder.
-    func finished(_ error: APIError) -> APIError {
-        finish(.failure(error))
+    /// Records the end of the call with `request` that failed with `error`, and returns the error carrying this
+    /// recorder.
+    func finished(_ error: APIError, request: APIRequest) -> APIError {
+        let now = ContinuousClock.now
+        if state != nil {
+            record(.finished, at: now, statusCode: error.statusCode, detail: "\(error.reason)", failure: error.reason)
+        }
+        if !outcomeObservers.isEmpty {
+            ended(
+                request,
+                CallOutcome(
+                    duration: now - start, statusCode: error.statusCode, failure: error.reason,
+                    responseBytes: error.response?.body.data?.count))
+        }
         var error = error
         error.recorder = self
         return error
+    }
+
+    /// Tells the outcome observers that the call ended.
+    private func ended(_ request: APIRequest, _ outcome: CallOutcome) {
+        for (index, observer) in outcomeObservers.enumerated() {
+            observer.callEnded(request, outcome: outcome, context: index == 0 ? context : otherContexts[index - 1])
+        }
     }
 
     /// Records the end of an attempt with `response` (without wrapping it in a `Result`: a copy).
@@ -71,6 +148,7 @@ final class CallRecorder: Sendable {
 
     /// Records the end of an attempt through the transport.
     func attemptEnded(_ result: Result<APIResponse, any Error>, request: APIRequest) {
+        guard recordsEvents else { return }
         switch result {
         case .success(let response): received(response)
         case .failure(let error):
@@ -84,18 +162,19 @@ extension CallRecorder {
     /// A recorder for a call made with `configuration`, or `nil` when it has no observers (the usual case: one
     /// test of an empty array).
     static func make(
-        for request: APIRequest, configuration: APIConfiguration, start: ContinuousClock.Instant?
+        for request: APIRequest, configuration: APIConfiguration, start: ContinuousClock.Instant
     ) -> CallRecorder? {
-        let observers = configuration.observers
-        if observers.isEmpty { return nil }
-        return CallRecorder(request: request, observers: observers, start: start ?? .now)
+        if configuration.observers.isEmpty { return nil }
+        return CallRecorder(
+            request: request, observers: configuration.eventObservers,
+            outcomeObservers: configuration.outcomeObservers, start: start)
     }
 }
 
 @_spi(ExecutorSupport)
 extension APIRequest {
     /// Whether this request's call records a timeline: test it before working out an event's details.
-    public var recordsTimeline: Bool { recorder != nil }
+    public var recordsTimeline: Bool { recorder?.recordsEvents ?? false }
 
     /// The timeline of this request's call so far; `nil` when it records none.
     public var timeline: CallTimeline? { recorder?.timeline }
@@ -104,7 +183,9 @@ extension APIRequest {
     /// decisions after the plugin that asks), for a plugin that reads it afterwards when the configuration has no
     /// observers: tracing's `http.request.resend_count`. Nothing changes when it records one already.
     public mutating func recordTimeline() {
-        if recorder == nil { recorder = CallRecorder(request: self, observers: [], start: nil) }
+        // A call whose observers want only its outcome keeps that recorder on its own request: the call form
+        // tells them the end; this one, on the plugin's copy, records the rest of the timeline.
+        if recorder?.recordsEvents != true { recorder = CallRecorder(halfWay: self) }
     }
 
     /// Records an event in this request's call timeline (nothing when the call records none): what an executor
@@ -119,7 +200,7 @@ extension APIRequest {
     /// Records a redirect the executor follows: its status, its number, the origins (never a path or a query) and
     /// whether credentials were removed (an origin change).
     public func recordRedirect(_ hop: RedirectHop) {
-        guard let recorder else { return }
+        guard let recorder, recorder.recordsEvents else { return }
         let (from, to) = (Origin(hop.from), Origin(hop.to))
         let detail =
             from == to

@@ -2,8 +2,9 @@
 /// (sent, response head, body end), retries and their waits, redirects, cache decisions, credential refreshes,
 /// decoding, and the outcome.
 ///
-/// Timelines are recorded when the configuration has at least one ``CallObserver`` (with none, a call records
-/// nothing and costs nothing more). The observers see every event as it happens; the complete timeline is then
+/// Timelines are recorded when the configuration has at least one ``CallObserver`` that watches events (with none, a
+/// call records nothing and costs nothing more; CourierObservability's `.metrics()` is told only each call's start and
+/// end, and records none). The observers see every event as it happens; the complete timeline is then
 /// on the response (``APIResponse/timeline``, `DecodedResponse.timeline`) and on the error
 /// (``APIError/timeline``), so one failing call can be explained from its error:
 ///

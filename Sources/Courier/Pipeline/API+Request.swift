@@ -88,8 +88,11 @@ extension API {
             return try makeRequest(with: parameter, using: configuration, progress: progress)
         }
         let start = ContinuousClock.now
-        var request = try makeRequest(with: parameter, using: configuration, progress: progress)
-        request.recorder = CallRecorder.make(for: request, configuration: configuration, start: start)
+        // Made before the request is a `var`: passing a variable to the recorder would copy it.
+        let built = try makeRequest(with: parameter, using: configuration, progress: progress)
+        let recorder = CallRecorder.make(for: built, configuration: configuration, start: start)
+        var request = consume built
+        request.recorder = recorder
         return request
     }
 }

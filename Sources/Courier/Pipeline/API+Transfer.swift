@@ -75,10 +75,10 @@ extension API {
                 idleTimeout: idleTimeout
             )
             .run(resume: resume, configuration: configuration)
-            request.recorder?.finish(.success(response))
+            request.recorder?.finish(response, request: request)
             return response
         } catch {
-            throw request.recorder?.finished(error) ?? error
+            throw request.recorder?.finished(error, request: request) ?? error
         }
     }
 
@@ -123,10 +123,12 @@ extension API {
         do {
             let stream = try await ResponseStream.open(request, configuration: configuration)
             // The call ends when its stream opens (its status is known); the body is read afterwards.
-            request.recorder?.record(.finished, detail: "stream opened")
+            if let recorder = request.recorder, let head = stream.origin?.response {
+                recorder.finish(head, request: request, detail: "stream opened")
+            }
             return stream
         } catch {
-            throw request.recorder?.finished(error) ?? error
+            throw request.recorder?.finished(error, request: request) ?? error
         }
     }
 }

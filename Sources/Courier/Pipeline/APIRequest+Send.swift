@@ -53,7 +53,7 @@ extension APIRequest {
     private func recording(_ configuration: APIConfiguration) -> APIRequest {
         if recorder == nil, configuration.observers.isEmpty { return self }
         var request = self
-        request.recorder = CallRecorder.make(for: self, configuration: configuration, start: nil)
+        request.recorder = CallRecorder.make(for: self, configuration: configuration, start: .now)
         return request
     }
 
@@ -67,10 +67,10 @@ extension APIRequest {
             let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
             let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
             let output = try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
-            recorder?.decoded(response)
+            recorder?.decoded(response, request: self)
             return output
         } catch {
-            throw recorder?.finished(error) ?? error
+            throw recorder?.finished(error, request: self) ?? error
         }
     }
 
@@ -81,20 +81,20 @@ extension APIRequest {
             let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
             let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
             let value: Value = try ResponseDecoding.decode(Value.self, from: response, decoder: decoder)
-            recorder?.decoded(response)
+            recorder?.decoded(response, request: self)
             return DecodedResponse(value: value, response: response)
         } catch {
-            throw recorder?.finished(error) ?? error
+            throw recorder?.finished(error, request: self) ?? error
         }
     }
 
     func call(using configuration: APIConfiguration) async throws(APIError) -> APIResponse {
         do {
             let response = try await CallExecution.execute(self, configuration: configuration)
-            recorder?.finish(.success(response))
+            recorder?.finish(response, request: self)
             return response
         } catch {
-            throw recorder?.finished(error) ?? error
+            throw recorder?.finished(error, request: self) ?? error
         }
     }
 }

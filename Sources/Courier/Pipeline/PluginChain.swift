@@ -22,7 +22,7 @@ enum PluginChain {
     /// asked for it) marks where each attempt enters the transport and how it ends.
     @inline(__always)
     static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
-        if request.recorder == nil { return try await executor.execute(request) }
+        if request.recorder?.recordsEvents != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }
 }

@@ -93,7 +93,7 @@ public struct APIResponse: Sendable {
     public var data: Data { body.data ?? Data() }
 
     /// What happened during the call: its attempts, retries, redirects, cache decisions and phases; `nil` when
-    /// the configuration has no ``APIConfiguration/observers`` (see ``CallTimeline``).
+    /// no observer of the configuration watches events (see ``CallTimeline``).
     public var timeline: CallTimeline? { request.recorder?.timeline }
 
     /// The character set named by `Content-Type` (`charset=…`), if any.

@@ -542,14 +542,15 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         let expected =
             request.body.count.map(Int64.init) ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         request.progress?.reportSent(totalBytesSent, expected: expected)
-        if let recorder = request.recorder, let expected, totalBytesSent == expected {
+        if let recorder = request.recorder, recorder.recordsEvents, let expected, totalBytesSent == expected {
             recorder.record(.requestSent, bytes: Int(totalBytesSent))
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
         // Apple platforms; FoundationNetworking does not collect metrics (the timeline has the head and the end).
-        guard let recorder = request.recorder, let last = metrics.transactionMetrics.last else { return }
+        guard let recorder = request.recorder, recorder.recordsEvents, let last = metrics.transactionMetrics.last
+        else { return }
         var detail = last.networkProtocolName ?? "unknown protocol"
         detail += last.isReusedConnection ? ", reused connection" : ", new connection"
         recorder.record(.connection, detail: detail)
