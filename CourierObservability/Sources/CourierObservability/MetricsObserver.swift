@@ -23,7 +23,7 @@ import Foundation
 ///
 /// The metrics of each endpoint, origin and outcome are made once and kept (as swift-metrics recommends), so a call
 /// formats no dimension; and a call tells this observer only its start and end, recording no timeline for it (unless
-/// another observer wants one): with a no-op backend `.metrics()` adds two lookups and a clock read to a call.
+/// another observer wants one): with a no-op backend `.metrics()` adds two locked lookups and two clock reads to a call.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())   // once, at start-up (swift-prometheus, for one)
@@ -116,7 +116,7 @@ public struct MetricsObserver: CallObserver {
     }
 }
 
-// Calls tell `.metrics()` their start and end without a timeline: what keeps its cost to a few hundred instructions.
+// Calls tell `.metrics()` their start and end without a timeline: a few thousand instructions, not tens of thousands.
 @_spi(ExecutorSupport)
 extension MetricsObserver: CallOutcomeObserver {
     /// Counts the call as active; returns its series, for ``callEnded(_:outcome:context:)``.

@@ -39,12 +39,14 @@ struct TimelineMetricsTests {
     @Test("A 503 with Retry-After then a 200, each through a redirect to another origin: the events in order")
     func retryThroughARedirect() async throws {
         let servers = try Servers.required()
+        let metrics = TestMetrics()
         var other = servers.faultServerOtherPort.absoluteString
         while other.hasSuffix("/") { other.removeLast() }
         let configuration = APIConfiguration(
             baseURL: servers.faultServer, executor: AsyncHTTPClientExecutor(),
             plugins: [.retry(RetryPolicy(baseDelay: .milliseconds(10)))],
-            observers: [.metrics(factory: TestMetrics())])
+            // `.metrics()` takes only each call's start and end; the HAR recorder watches events: a timeline.
+            observers: [.metrics(factory: metrics), HARRecorder()])
         let redirect = GET<String>("/redirect") { ["to": $0] }
 
         let result: DecodedResponse<Flaky> = try await redirect.request(
@@ -62,5 +64,7 @@ struct TimelineMetricsTests {
         #expect(timeline.events.filter { $0.kind == .connection }.allSatisfy { $0.detail == "HTTP/1.1" })
         #expect(timeline.events.contains { $0.kind == .connection })
         #expect(result.value.hits == 2)
+        // One call: one duration, however many attempts and redirects.
+        #expect(metrics.timers(label: "http.client.request.duration").map(\.values.count) == [1])
     }
 }
