@@ -181,8 +181,8 @@ struct ModelGenerator {
     }
 
     /// The declarations' code in the order they were made. A model only decoded is `Decodable`, one only encoded
-    /// `Encodable`, others (both, or used by no operation) `Codable`: half the coding code to compile where a
-    /// model goes one way.
+    /// `Encodable`, others (both, or used by no operation, and what those contain) `Codable`: half the coding code
+    /// to compile where a model goes one way.
     func declarationCode() -> [String] {
         let byName = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func closure(_ roots: Set<String>) -> Set<String> {
@@ -194,12 +194,13 @@ struct ModelGenerator {
             }
             return reached
         }
-        let decoded = closure(decodedRoots)
-        let encoded = closure(encodedRoots)
+        // A model no operation uses is the user's to decode or encode: `Codable`, and so is everything it contains.
+        let used = closure(decodedRoots).union(closure(encodedRoots))
+        let unused = Set(declarations.map(\.name)).subtracting(used)
+        let decoded = closure(decodedRoots.union(unused))
+        let encoded = closure(encodedRoots.union(unused))
         return declarations.map { declaration in
-            let decodes = decoded.contains(declaration.name)
-            let encodes = encoded.contains(declaration.name)
-            return decodes || encodes ? declaration.text(decodes, encodes) : declaration.text(true, true)
+            declaration.text(decoded.contains(declaration.name), encoded.contains(declaration.name))
         }
     }
 

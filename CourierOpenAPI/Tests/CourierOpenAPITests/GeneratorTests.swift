@@ -131,6 +131,30 @@ import Testing
         #expect(!models.contains("singleValueContainer().decode(String.self)"))
     }
 
+    @Test func aModelNoOperationUsesIsCodableWithEverythingItContains() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /repo:
+                    get:
+                      operationId: getRepo
+                      responses:
+                        "200":
+                          description: ok
+                          content: { application/json: { schema: { $ref: '#/components/schemas/Repo' } } }
+                components:
+                  schemas:
+                    Repo: { type: object, properties: { name: { type: string } } }
+                    Starred: { type: object, properties: { repo: { $ref: '#/components/schemas/Repo' } } }
+                """)
+        let models = try #require(Generator(description: description).files()["Models.swift"])
+        // Starred is the user's to encode or decode, so what it contains is both too (else it would not compile).
+        #expect(models.contains("struct Starred: Codable, Sendable {"))
+        #expect(models.contains("struct Repo: Codable, Sendable {"))
+    }
+
     @Test func componentParametersShareOneType() throws {
         let description = try Support.description(
             yaml: """
