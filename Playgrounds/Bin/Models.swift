@@ -3,11 +3,19 @@
 
 import Foundation
 
-enum NewItemKind: Codable, Hashable, Sendable {
+enum NewItemKind: RawRepresentable, Codable, Hashable, Sendable {
     case book
     case tool
     /// A value this version of the description does not list.
     case unknown(String)
+
+    init(rawValue: String) {
+        switch rawValue {
+        case "book": self = .book
+        case "tool": self = .tool
+        default: self = .unknown(rawValue)
+        }
+    }
 
     /// The value as the server writes it.
     var rawValue: String {
@@ -17,36 +25,22 @@ enum NewItemKind: Codable, Hashable, Sendable {
         case .unknown(let value): value
         }
     }
-
-    init(from decoder: any Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(String.self)
-        switch value {
-        case "book": self = .book
-        case "tool": self = .tool
-        default: self = .unknown(value)
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
-struct NewItem: Codable, Hashable, Sendable {
+struct NewItem: Encodable, Sendable {
     var name: String
     var tags: [String]?
     var kind: NewItemKind?
 }
 
-struct EchoedRequest: Codable, Hashable, Sendable {
+struct EchoedRequest: Decodable, Sendable {
     var url: String
     var method: String
     var args: [String: JSONValue]?
     var json: [String: JSONValue]?
 }
 
-struct NewIdentifierResponse: Codable, Hashable, Sendable {
+struct NewIdentifierResponse: Decodable, Sendable {
     var uuid: UUID
 }
 

@@ -51,7 +51,9 @@ struct EndpointWriter {
         var labels = NameScope(reserved: ["body"])
         var slots: [Slot] = []
         for parameter in operation.parameters {
-            let type = models.swiftType(parameter.schema, suggestedName: typeBase + SwiftNames.typeName(parameter.name))
+            let type =
+                parameter.component.map { models.sharedType(parameter.schema, component: $0) }
+                ?? models.swiftType(parameter.schema, suggestedName: typeBase + SwiftNames.typeName(parameter.name))
             slots.append(
                 Slot(
                     label: labels.claim(SwiftNames.memberName(parameter.name)), type: type,
@@ -86,6 +88,8 @@ struct EndpointWriter {
                 bodyKind = kind
             }
         }
+
+        for slot in slots { models.markEncoded(slot.type) }
 
         // The parameter type and how the builder reaches each value.
         let parameterType: String
@@ -375,6 +379,7 @@ struct EndpointWriter {
         if let success = operation.success {
             if let schema = success.schema, let contentType = success.contentType, Operation.isJSON(contentType) {
                 returnType = models.swiftType(schema, suggestedName: SwiftNames.typeName(name) + "Response")
+                models.markDecoded(returnType)
                 code += " and decodes its `\(success.status)` response"
             } else if let contentType = success.contentType {
                 returnType = contentType.hasPrefix("text/") ? "String" : "Data"
@@ -385,6 +390,7 @@ struct EndpointWriter {
         let errors = operation.responses.filter { !$0.status.hasPrefix("2") && $0.schema?["$ref"] != nil }
         for response in errors {
             if let schema = response.schema, let type = schema["$ref"]?.string.flatMap({ models.componentNames[$0] }) {
+                models.markDecoded(type)
                 code += "    /// A `\(response.status)` body decodes with `error.decodeBody(as: \(type).self)`.\n"
             }
         }

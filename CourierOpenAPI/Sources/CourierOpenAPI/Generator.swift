@@ -61,7 +61,7 @@ public struct Generator: Sendable {
             parameterStructs += writer.parameterStructs
             files["\(book).swift"] = header(imports: ["Courier", "Foundation"]) + writer.code()
         }
-        var modelCode = models.declarations + parameterStructs
+        var modelCode = models.declarationCode() + parameterStructs
         if models.needsJSONValue { modelCode.append(ModelGenerator.jsonValue) }
         files["Models.swift"] = header(imports: ["Foundation"]) + modelCode.joined(separator: "\n")
         files["Configuration.swift"] =

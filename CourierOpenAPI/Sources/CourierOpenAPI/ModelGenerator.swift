@@ -8,8 +8,12 @@ struct ModelGenerator {
     var names: NameScope
     /// Component schema reference (`#/components/schemas/Pet`) → Swift type name.
     private(set) var componentNames: [String: String] = [:]
-    /// Declarations in the order they were made.
-    private(set) var declarations: [String] = []
+    /// Declarations in the order they were made; ``declarationCode()`` writes them.
+    private var declarations: [Declaration] = []
+    /// Declared types the book decodes (success and error responses) and encodes (parameters, request bodies),
+    /// as marked; ``declarationCode()`` extends both to the types they contain.
+    private var decodedRoots: Set<String> = []
+    private var encodedRoots: Set<String> = []
     /// A struct's properties as (JSON name, Swift name, Swift type with `?` when optional), for spreading a body
     /// model into named parameters.
     private(set) var properties: [String: [(json: String, swift: String, type: String)]] = [:]
@@ -17,6 +21,16 @@ struct ModelGenerator {
     private(set) var stringEnums: Set<String> = []
     private(set) var needsJSONValue = false
     private var declared: Set<String> = []
+    /// `components/parameters` key → the Swift type of its schema.
+    private var sharedTypes: [String: String] = [:]
+
+    /// One declaration: its text for the coding its uses need (`Codable`, `Decodable` or `Encodable`), and the
+    /// declared types its text names.
+    private struct Declaration {
+        var name: String
+        var references: Set<String>
+        var text: (_ decodes: Bool, _ encodes: Bool) -> String
+    }
 
     init(description: OpenAPIDescription, names: NameScope) {
         self.description = description
@@ -52,6 +66,15 @@ struct ModelGenerator {
             return name
         }
         return primitiveType(schema, suggestedName: suggestedName)
+    }
+
+    /// The Swift type of a parameter declared under `components/parameters`: one type for every operation that
+    /// uses it, named after its key (`Alt` rather than an `…Alt` enum per operation).
+    mutating func sharedType(_ schema: JSONNode, component: String) -> String {
+        if let type = sharedTypes[component] { return type }
+        let type = swiftType(schema, suggestedName: SwiftNames.typeName(component))
+        sharedTypes[component] = type
+        return type
     }
 
     static func isNullable(_ schema: JSONNode) -> Bool {
@@ -120,23 +143,70 @@ struct ModelGenerator {
     private mutating func declare(_ name: String, _ schema: JSONNode) {
         guard declared.insert(name).inserted else { return }
         let doc = Self.docComment(schema["description"]?.string ?? schema["title"]?.string, indent: "")
+        var declaration: Declaration
         if Self.type(of: schema) == "string", let values = schema["enum"]?.array {
-            declarations.append(doc + stringEnum(name, values.compactMap(\.string)))
+            let code = stringEnum(name, values.compactMap(\.string))
+            declaration = Declaration(name: name, references: [], text: { _, _ in code })
             stringEnums.insert(name)
         } else if let members = unionMembers(schema) {
-            declarations.append(doc + union(name, schema, members))
+            declaration = union(name, schema, members)
         } else if schema["properties"] != nil || schema["allOf"] != nil {
             let (properties, required) = mergedProperties(schema, depth: 0)
             if properties.isEmpty {
                 needsJSONValue = true
-                declarations.append(doc + "typealias \(name) = [String: JSONValue]\n")
+                let code = "typealias \(name) = [String: JSONValue]\n"
+                declaration = Declaration(name: name, references: [], text: { _, _ in code })
             } else {
-                declarations.append(doc + structure(name, properties, required))
+                declaration = structure(name, properties, required)
             }
         } else {
             let type = primitiveType(schema, suggestedName: name + "Element")
-            declarations.append(doc + "typealias \(name) = \(type)\n")
+            let code = "typealias \(name) = \(type)\n"
+            declaration = Declaration(name: name, references: Self.typeNames(in: type), text: { _, _ in code })
         }
+        let text = declaration.text
+        declaration.text = { doc + text($0, $1) }
+        declarations.append(declaration)
+    }
+
+    /// Marks `type` (a Swift type such as `[Pet]?`) as decoded from a response.
+    mutating func markDecoded(_ type: String) { decodedRoots.formUnion(Self.typeNames(in: type)) }
+
+    /// Marks `type` as encoded into a request (a parameter or a body).
+    mutating func markEncoded(_ type: String) { encodedRoots.formUnion(Self.typeNames(in: type)) }
+
+    /// The identifiers in a Swift type's text (`[String: Pet]?` → `String`, `Pet`).
+    static func typeNames(in type: String) -> Set<String> {
+        Set(type.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+    }
+
+    /// The declarations' code in the order they were made. A model only decoded is `Decodable`, one only encoded
+    /// `Encodable`, others (both, or used by no operation, and what those contain) `Codable`: half the coding code
+    /// to compile where a model goes one way.
+    func declarationCode() -> [String] {
+        let byName = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func closure(_ roots: Set<String>) -> Set<String> {
+            var reached: Set<String> = []
+            var pending = Array(roots)
+            while let name = pending.popLast() {
+                guard let declaration = byName[name], reached.insert(name).inserted else { continue }
+                pending += declaration.references
+            }
+            return reached
+        }
+        // A model no operation uses is the user's to decode or encode: `Codable`, and so is everything it contains.
+        let used = closure(decodedRoots).union(closure(encodedRoots))
+        let unused = Set(declarations.map(\.name)).subtracting(used)
+        let decoded = closure(decodedRoots.union(unused))
+        let encoded = closure(encodedRoots.union(unused))
+        return declarations.map { declaration in
+            declaration.text(decoded.contains(declaration.name), encoded.contains(declaration.name))
+        }
+    }
+
+    /// The conformance for a model that decodes and/or encodes.
+    private static func coding(decodes: Bool, encodes: Bool) -> String {
+        decodes == encodes ? "Codable" : decodes ? "Decodable" : "Encodable"
     }
 
     private func unionMembers(_ schema: JSONNode) -> [JSONNode]? {
@@ -166,7 +236,7 @@ struct ModelGenerator {
 
     private mutating func structure(
         _ name: String, _ properties: [(String, JSONNode)], _ required: Set<String>
-    ) -> String {
+    ) -> Declaration {
         var scope = NameScope()
         var lines: [String] = []
         var keys: [(json: String, swift: String, type: String)] = []
@@ -181,7 +251,7 @@ struct ModelGenerator {
             lines.append("    var \(SwiftNames.escaped(member)): \(type)\n")
         }
         self.properties[name] = keys
-        var code = "struct \(name): Codable, Hashable, Sendable {\n" + lines.joined()
+        var code = lines.joined()
         if keys.contains(where: { $0.json != $0.swift }) {
             code += "\n    enum CodingKeys: String, CodingKey {\n"
             for key in keys {
@@ -192,32 +262,35 @@ struct ModelGenerator {
             }
             code += "    }\n"
         }
-        return code + "}\n"
+        let body = code
+        let references = keys.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
+        return Declaration(name: name, references: references) { decodes, encodes in
+            "struct \(name): \(Self.coding(decodes: decodes, encodes: encodes)), Sendable {\n" + body + "}\n"
+        }
     }
 
+    /// A string enum: a case per listed value and `unknown` for the rest. `init(rawValue:)` never fails, so the
+    /// standard library's `Codable` for `RawRepresentable` types with `String` raw values decodes an unlisted value as
+    /// `unknown` and encodes every case as its text, and `Hashable` compares and hashes the raw value: no hand-written
+    /// coding or synthesized conformance code to compile per enum.
     private func stringEnum(_ name: String, _ values: [String]) -> String {
         var scope = NameScope(reserved: ["unknown", "rawValue"])
         let cases = values.map { (value: $0, name: scope.claim(SwiftNames.memberName($0.isEmpty ? "empty" : $0))) }
-        var code = "enum \(name): Codable, Hashable, Sendable {\n"
+        var code = "enum \(name): RawRepresentable, Codable, Hashable, Sendable {\n"
         for item in cases { code += "    case \(SwiftNames.escaped(item.name))\n" }
         code += "    /// A value this version of the description does not list.\n    case unknown(String)\n\n"
-        code += "    /// The value as the server writes it.\n    var rawValue: String {\n        switch self {\n"
-        for item in cases { code += "        case .\(SwiftNames.escaped(item.name)): \(JSONNode.quoted(item.value))\n" }
-        code += "        case .unknown(let value): value\n        }\n    }\n\n"
-        code += "    init(from decoder: any Decoder) throws {\n"
-        code += "        let value = try decoder.singleValueContainer().decode(String.self)\n"
-        code += "        switch value {\n"
+        code += "    init(rawValue: String) {\n        switch rawValue {\n"
         for item in cases {
             code += "        case \(JSONNode.quoted(item.value)): self = .\(SwiftNames.escaped(item.name))\n"
         }
-        code += "        default: self = .unknown(value)\n        }\n    }\n\n"
-        code += "    func encode(to encoder: any Encoder) throws {\n"
-        code +=
-            "        var container = encoder.singleValueContainer()\n        try container.encode(rawValue)\n    }\n}\n"
+        code += "        default: self = .unknown(rawValue)\n        }\n    }\n\n"
+        code += "    /// The value as the server writes it.\n    var rawValue: String {\n        switch self {\n"
+        for item in cases { code += "        case .\(SwiftNames.escaped(item.name)): \(JSONNode.quoted(item.value))\n" }
+        code += "        case .unknown(let value): value\n        }\n    }\n}\n"
         return code
     }
 
-    private mutating func union(_ name: String, _ schema: JSONNode, _ members: [JSONNode]) -> String {
+    private mutating func union(_ name: String, _ schema: JSONNode, _ members: [JSONNode]) -> Declaration {
         var scope = NameScope()
         var cases: [(name: String, type: String, member: JSONNode)] = []
         for (index, member) in members.enumerated() {
@@ -225,9 +298,9 @@ struct ModelGenerator {
             let caseName = scope.claim(SwiftNames.memberName(type.filter { $0.isLetter || $0.isNumber }))
             cases.append((caseName, type, member))
         }
-        var code = "enum \(name): Codable, Hashable, Sendable {\n"
-        for item in cases { code += "    case \(SwiftNames.escaped(item.name))(\(item.type))\n" }
-        code += "\n    init(from decoder: any Decoder) throws {\n"
+        var caseLines = ""
+        for item in cases { caseLines += "    case \(SwiftNames.escaped(item.name))(\(item.type))\n" }
+        var code = "\n    init(from decoder: any Decoder) throws {\n"
         if let discriminator = schema["discriminator"], let property = discriminator["propertyName"]?.string {
             var mapping: [String: [String]] = [:]
             for (value, target) in discriminator["mapping"]?.pairs ?? [] {
@@ -263,12 +336,18 @@ struct ModelGenerator {
                 "            .init(codingPath: decoder.codingPath, debugDescription: \"no member of \(name) matches\"))\n"
             code += "    }\n"
         }
-        code += "\n    func encode(to encoder: any Encoder) throws {\n        switch self {\n"
+        var encoding = "\n    func encode(to encoder: any Encoder) throws {\n        switch self {\n"
         for item in cases {
-            code += "        case .\(SwiftNames.escaped(item.name))(let value): try value.encode(to: encoder)\n"
+            encoding += "        case .\(SwiftNames.escaped(item.name))(let value): try value.encode(to: encoder)\n"
         }
-        code += "        }\n    }\n}\n"
-        return code
+        encoding += "        }\n    }\n"
+        let head = caseLines
+        let decoding = code
+        let references = cases.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
+        return Declaration(name: name, references: references) { decodes, encodes in
+            "enum \(name): \(Self.coding(decodes: decodes, encodes: encodes)), Sendable {\n" + head
+                + (decodes ? decoding : "") + (encodes ? encoding : "") + "}\n"
+        }
     }
 
     static func docComment(_ text: String?, indent: String) -> String {

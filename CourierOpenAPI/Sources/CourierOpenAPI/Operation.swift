@@ -15,6 +15,9 @@ struct Operation: Sendable {
         /// `false` for `explode: false` (comma-separated arrays); `true` otherwise.
         var explode: Bool
         var deprecated: Bool
+        /// The component's key for a parameter declared once under `components/parameters` (`per-page` for
+        /// `$ref: '#/components/parameters/per-page'`): operations that share it share its type.
+        var component: String? = nil
     }
 
     struct Body: Sendable {
@@ -104,7 +107,12 @@ struct Operation: Sendable {
         return Parameter(
             name: name, location: location, required: location == .path || (node["required"]?.bool ?? false),
             schema: schema, description: node["description"]?.string, style: style,
-            explode: node["explode"]?.bool ?? (style == "form"), deprecated: node["deprecated"]?.bool ?? false)
+            explode: node["explode"]?.bool ?? (style == "form"), deprecated: node["deprecated"]?.bool ?? false,
+            component: raw["$ref"]?.string.flatMap { reference in
+                let prefix = "#/components/parameters/"
+                guard reference.hasPrefix(prefix) else { return nil }
+                return String(reference.dropFirst(prefix.count))
+            })
     }
 
     /// The request body, preferring JSON, then forms, multipart, then anything else.

@@ -80,9 +80,7 @@ import Testing
         #expect(models.contains("case \"Dog\": self = .dog(try Dog(from: decoder))"))
         #expect(models.contains("if let value = try? String(from: decoder) {"))
         // allOf merged.
-        #expect(
-            models.contains("struct Detailed: Codable, Hashable, Sendable {\n    var id: Int\n    var note: String?\n}")
-        )
+        #expect(models.contains("struct Detailed: Decodable, Sendable {\n    var id: Int\n    var note: String?\n}"))
         // A model named like a Swift type is renamed.
         #expect(models.contains("struct ErrorModel:"))
     }
@@ -113,6 +111,80 @@ import Testing
     @Test func oneBookByOption() throws {
         let files = try Support.generated("pet-store-3.0.yaml", grouping: .single)
         #expect(files.keys.sorted() == ["Configuration.swift", "Models.swift", "SwaggerPetstoreOpenAPI30API.swift"])
+    }
+
+    @Test func modelsConformOnlyToTheCodingTheirUsesNeed() throws {
+        let models = try #require(try Support.generated("features-3.1.yaml")["Models.swift"])
+        // A request body and a response: both ways; only responses (and what they contain, an error model): decoded;
+        // only request bodies and parameters: encoded. No synthesized Hashable on models.
+        #expect(models.contains("struct Animal: Codable, Sendable {"))
+        #expect(models.contains("struct Cat: Decodable, Sendable {"))
+        #expect(models.contains("enum Pet: Decodable, Sendable {"))
+        #expect(models.contains("struct ErrorModel: Decodable, Sendable {"))
+        #expect(models.contains("struct CreateAnimalRequest: Encodable, Sendable {"))
+        #expect(models.contains("struct ShelfFilter: Encodable, Sendable {"))
+        let pet = try #require(models.components(separatedBy: "enum Pet:").last?.components(separatedBy: "\n}\n").first)
+        #expect(pet.contains("init(from decoder: any Decoder) throws {") && !pet.contains("func encode(to"))
+        // String enums: `init(rawValue:)` never fails, so the standard library's coding keeps unlisted values.
+        #expect(models.contains("enum Kind: RawRepresentable, Codable, Hashable, Sendable {"))
+        #expect(models.contains("        default: self = .unknown(rawValue)\n"))
+        #expect(!models.contains("singleValueContainer().decode(String.self)"))
+    }
+
+    @Test func aModelNoOperationUsesIsCodableWithEverythingItContains() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /repo:
+                    get:
+                      operationId: getRepo
+                      responses:
+                        "200":
+                          description: ok
+                          content: { application/json: { schema: { $ref: '#/components/schemas/Repo' } } }
+                components:
+                  schemas:
+                    Repo: { type: object, properties: { name: { type: string } } }
+                    Starred: { type: object, properties: { repo: { $ref: '#/components/schemas/Repo' } } }
+                """)
+        let models = try #require(Generator(description: description).files()["Models.swift"])
+        // Starred is the user's to encode or decode, so what it contains is both too (else it would not compile).
+        #expect(models.contains("struct Starred: Codable, Sendable {"))
+        #expect(models.contains("struct Repo: Codable, Sendable {"))
+    }
+
+    @Test func componentParametersShareOneType() throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /a:
+                    get:
+                      operationId: listA
+                      parameters: [{ $ref: '#/components/parameters/alt' }]
+                      responses: { "204": { description: ok } }
+                  /b:
+                    get:
+                      operationId: listB
+                      parameters:
+                        - { $ref: '#/components/parameters/alt' }
+                        - { name: order, in: query, schema: { type: string, enum: [asc, desc] } }
+                      responses: { "204": { description: ok } }
+                components:
+                  parameters:
+                    alt: { name: alt, in: query, schema: { type: string, enum: [json, proto] } }
+                """)
+        let files = Generator(description: description).files()
+        let models = try #require(files["Models.swift"])
+        let book = try #require(files["TAPI.swift"])
+        #expect(models.components(separatedBy: "enum Alt: RawRepresentable").count == 2)
+        #expect(!models.contains("ListAAlt") && !models.contains("ListBAlt"))
+        #expect(models.contains("enum ListBOrder: RawRepresentable"))
+        #expect(book.contains("static func listA(alt: Alt? = nil)"))
+        #expect(book.contains("static func listB(alt: Alt? = nil, order: ListBOrder? = nil)"))
     }
 
     @Test func operationNamesAreUnique() throws {

@@ -49,9 +49,16 @@ struct MockServerTests {
             called.append("replace animal")
             #expect(try await MediaAPI.uploadPhoto(animalId: "a 1", body: Data([0x89, 0x50, 0x4e, 0x47])) == "ok")
             called.append("uploadPhoto")
-            #expect(try await FeatureZooAPI.listPets(species: "cat") == [.cat(Cat(petType: "kitty", lives: 1))])
+            // Models are not Equatable (less code to compile): compare what was decoded.
+            let pets = try await FeatureZooAPI.listPets(species: "cat")
+            if case .cat(let cat) = pets.first {
+                #expect(cat.lives == 1 && pets.count == 1)
+            } else {
+                Issue.record("\(pets)")
+            }
             called.append("listPets")
-            #expect(try await FeatureZooAPI.search(body: SearchRequest(q: "lions", page: 2)) == .string("text"))
+            let found = try await FeatureZooAPI.search(body: SearchRequest(q: "lions", page: 2))
+            if case .string(let text) = found { #expect(text == "text") } else { Issue.record("\(found)") }
             called.append("search")
             try await FeatureZooAPI.getHealth()
             called.append("GET /health")

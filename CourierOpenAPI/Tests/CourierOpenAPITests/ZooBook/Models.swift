@@ -3,7 +3,7 @@
 
 import Foundation
 
-struct Animal: Codable, Hashable, Sendable {
+struct Animal: Codable, Sendable {
     var id: UUID
     var kind: Kind
     /// A name Swift cannot spell as it is.
@@ -28,12 +28,21 @@ struct Animal: Codable, Hashable, Sendable {
     }
 }
 
-enum Kind: Codable, Hashable, Sendable {
+enum Kind: RawRepresentable, Codable, Hashable, Sendable {
     case cat
     case dog
     case seaLion
     /// A value this version of the description does not list.
     case unknown(String)
+
+    init(rawValue: String) {
+        switch rawValue {
+        case "cat": self = .cat
+        case "dog": self = .dog
+        case "sea-lion": self = .seaLion
+        default: self = .unknown(rawValue)
+        }
+    }
 
     /// The value as the server writes it.
     var rawValue: String {
@@ -44,34 +53,19 @@ enum Kind: Codable, Hashable, Sendable {
         case .unknown(let value): value
         }
     }
-
-    init(from decoder: any Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(String.self)
-        switch value {
-        case "cat": self = .cat
-        case "dog": self = .dog
-        case "sea-lion": self = .seaLion
-        default: self = .unknown(value)
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
-struct Cat: Codable, Hashable, Sendable {
+struct Cat: Decodable, Sendable {
     var petType: String
     var lives: Int
 }
 
-struct Dog: Codable, Hashable, Sendable {
+struct Dog: Decodable, Sendable {
     var petType: String
     var bark: String?
 }
 
-enum Pet: Codable, Hashable, Sendable {
+enum Pet: Decodable, Sendable {
     case cat(Cat)
     case dog(Dog)
 
@@ -90,16 +84,9 @@ enum Pet: Codable, Hashable, Sendable {
     private enum DiscriminatorKey: String, CodingKey {
         case kind = "petType"
     }
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .cat(let value): try value.encode(to: encoder)
-        case .dog(let value): try value.encode(to: encoder)
-        }
-    }
 }
 
-enum Either: Codable, Hashable, Sendable {
+enum Either: Decodable, Sendable {
     case string(String)
     case int(Int)
 
@@ -115,38 +102,39 @@ enum Either: Codable, Hashable, Sendable {
         throw DecodingError.dataCorrupted(
             .init(codingPath: decoder.codingPath, debugDescription: "no member of Either matches"))
     }
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .string(let value): try value.encode(to: encoder)
-        case .int(let value): try value.encode(to: encoder)
-        }
-    }
 }
 
-struct Base: Codable, Hashable, Sendable {
+struct Base: Codable, Sendable {
     var id: Int
 }
 
-struct Detailed: Codable, Hashable, Sendable {
+struct Detailed: Decodable, Sendable {
     var id: Int
     var note: String?
 }
 
-struct ErrorModel: Codable, Hashable, Sendable {
+struct ErrorModel: Decodable, Sendable {
     var message: String
 }
 
-struct Span: Codable, Hashable, Sendable {
+struct Span: Encodable, Sendable {
     var from: Int
     var to: Int
 }
 
-enum ShelfFilterColor: Codable, Hashable, Sendable {
+enum ShelfFilterColor: RawRepresentable, Codable, Hashable, Sendable {
     case red
     case blue
     /// A value this version of the description does not list.
     case unknown(String)
+
+    init(rawValue: String) {
+        switch rawValue {
+        case "red": self = .red
+        case "blue": self = .blue
+        default: self = .unknown(rawValue)
+        }
+    }
 
     /// The value as the server writes it.
     var rawValue: String {
@@ -156,38 +144,24 @@ enum ShelfFilterColor: Codable, Hashable, Sendable {
         case .unknown(let value): value
         }
     }
-
-    init(from decoder: any Decoder) throws {
-        let value = try decoder.singleValueContainer().decode(String.self)
-        switch value {
-        case "red": self = .red
-        case "blue": self = .blue
-        default: self = .unknown(value)
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
-struct ShelfFilter: Codable, Hashable, Sendable {
+struct ShelfFilter: Encodable, Sendable {
     var color: ShelfFilterColor
     var size: Int?
 }
 
-struct CreateAnimalRequest: Codable, Hashable, Sendable {
+struct CreateAnimalRequest: Encodable, Sendable {
     var name: String
     var kind: Kind?
 }
 
-struct SearchRequest: Codable, Hashable, Sendable {
+struct SearchRequest: Encodable, Sendable {
     var q: String?
     var page: Int?
 }
 
-struct AddShelfDocumentRequest: Codable, Hashable, Sendable {
+struct AddShelfDocumentRequest: Encodable, Sendable {
     var title: String
     var document: Data
     var preview: Data?
