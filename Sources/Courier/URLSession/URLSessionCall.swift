@@ -88,7 +88,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
 
     /// Sends `urlRequest` on `session` and returns the body and the response.
     func run(_ urlRequest: URLRequest, on session: URLSession) async throws -> Outcome {
-        try await withTaskCancellationHandler {
+        let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                     if StreamUploads.inFlight {
@@ -102,6 +102,12 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         } onCancel: {
             stop(.cancelled)
         }
+        // The outcome (a stream's buffer, say) was made on URLSession's delegate queue, which then released this
+        // lock and resumed the continuation; taking the lock here orders the two for ThreadSanitizer as well,
+        // which does not see every continuation hand-off from a dispatch queue (it reported a stream's buffer,
+        // read by the caller, as a race once in a CI run).
+        state.withLock { _ in }
+        return outcome
     }
 
     /// Creates and resumes the task.
