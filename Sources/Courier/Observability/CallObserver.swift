@@ -23,7 +23,7 @@ public protocol CallObserver: Sendable {
 
 /// An observer told only when each call starts and when it ends, with what metrics need (how long it took, its
 /// status, its failure, the sizes): a call whose configuration has only such observers records no timeline (no
-/// event, no copy of its request), so observing it costs a few hundred instructions where a timeline costs tens of
+/// event, no copy of its request), so observing it costs a few thousand instructions where a timeline costs tens of
 /// thousands. Register it in ``APIConfiguration/observers`` like any observer; ``CallObserver/observe(_:in:)`` is
 /// then never called by the pipeline (it stays for a caller that replays a timeline).
 @_spi(ExecutorSupport)
