@@ -205,11 +205,14 @@ final class MetricSeriesCache: Sendable {
                 guard text.count >= origin.count, let start = text.baseAddress, let prefix = origin.baseAddress,
                     memcmp(start, prefix, origin.count) == 0
                 else { return false }
-                guard text.count > origin.count else { return true }
-                let next = text[origin.count]
-                return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+                return text.count == origin.count || endsAuthority(text[origin.count])
             }
         }
+    }
+
+    /// Whether `byte` ends a URL's authority: a path, query or fragment starts.
+    static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// `scheme://authority` of a URL's text: up to the first `/`, `?` or `#` after `://`.
@@ -219,9 +222,7 @@ final class MetricSeriesCache: Sendable {
             for offset in bytes.indices {
                 let byte = bytes[offset]
                 if slashes == 2 {
-                    if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                        return offset
-                    }
+                    if endsAuthority(byte) { return offset }
                 } else if byte == UInt8(ascii: "/") {
                     slashes += 1
                 }
@@ -247,6 +248,11 @@ final class MetricSeries: Sendable {
         let duration: CoreMetrics.Timer
         var requestSize: Recorder?
         var responseSize: Recorder?
+
+        /// Whether these have a recorder for each size `sizes` says a call has.
+        func covers(_ sizes: (request: Bool, response: Bool)) -> Bool {
+            (!sizes.request || requestSize != nil) && (!sizes.response || responseSize != nil)
+        }
     }
 
     let active: Meter
@@ -273,11 +279,7 @@ final class MetricSeries: Sendable {
     func handles(status: Int?, errorType: String?, sizes: (request: Bool, response: Bool)) -> Handles {
         let outcome = Outcome(status: status, errorType: errorType)
         return outcomes.withLockedValue { outcomes in
-            if let last = outcomes.last, last.outcome == outcome, !sizes.request || last.handles.requestSize != nil,
-                !sizes.response || last.handles.responseSize != nil
-            {
-                return last.handles
-            }
+            if let last = outcomes.last, last.outcome == outcome, last.handles.covers(sizes) { return last.handles }
             let handles = made(outcome, known: outcomes.all[outcome], sizes: sizes)
             outcomes.all[outcome] = handles
             outcomes.last = (outcome, handles)
@@ -287,9 +289,7 @@ final class MetricSeries: Sendable {
 
     /// `known` (the outcome's handles so far), or new ones, with the size recorders `sizes` asks for.
     private func made(_ outcome: Outcome, known: Handles?, sizes: (request: Bool, response: Bool)) -> Handles {
-        if let known, !sizes.request || known.requestSize != nil, !sizes.response || known.responseSize != nil {
-            return known
-        }
+        if let known, known.covers(sizes) { return known }
         var dimensions = self.dimensions
         if let status = outcome.status { dimensions.append(("http.response.status_code", "\(status)")) }
         if let errorType = outcome.errorType { dimensions.append(("error.type", errorType)) }

@@ -14,6 +14,14 @@ import Testing
 struct MetricsObserverTests {
     static let duration = "http.client.request.duration"
 
+    /// A configuration on a stub (answering 200 unless `executor` says otherwise) with `.metrics()` on `metrics`.
+    static func stubbed(
+        _ metrics: TestMetrics, baseURL: String = "https://api.example.com",
+        executor: StubExecutor = StubExecutor(statusCode: 200)
+    ) -> APIConfiguration {
+        APIConfiguration(baseURL: URL(string: baseURL), executor: executor, observers: [.metrics(factory: metrics)])
+    }
+
     /// The dimensions of a metric as a dictionary.
     static func dimensions(_ pairs: [(String, String)]) -> [String: String] {
         Dictionary(pairs, uniquingKeysWith: { $1 })
@@ -65,9 +73,7 @@ struct MetricsObserverTests {
     @Test("10,000 calls to 10,000 path values make one url.template series")
     func boundedSeries() async throws {
         let metrics = TestMetrics()
-        let configuration = APIConfiguration(
-            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor(statusCode: 200),
-            observers: [.metrics(factory: metrics)])
+        let configuration = Self.stubbed(metrics)
         let user = GET<Int>("/users/{id}") { ["id": $0] }
 
         for id in 0..<10_000 { _ = try await user.request(with: id, using: configuration) as Data }
@@ -82,9 +88,7 @@ struct MetricsObserverTests {
     func sizesAndDecoding() async throws {
         struct Model: Decodable { let id: Int }
         let metrics = TestMetrics()
-        let configuration = APIConfiguration(
-            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor.json("[]"),
-            observers: [.metrics(factory: metrics)])
+        let configuration = Self.stubbed(metrics, executor: StubExecutor.json("[]"))
         let create = POST<String>("/items") { ["a": $0] }
 
         await #expect(throws: APIError.self) { try await create.request(with: "b", using: configuration) as Model }
@@ -101,11 +105,7 @@ struct MetricsObserverTests {
         let metrics = TestMetrics()
         let user = GET<Int>("/users/{id}") { ["id": $0] }
         let bases = ["https://api.example.com", "https://api.example.com:8443", "https://api.example.com.evil"]
-        let configurations = bases.map {
-            APIConfiguration(
-                baseURL: URL(string: $0), executor: StubExecutor(statusCode: 200),
-                observers: [.metrics(factory: metrics)])
-        }
+        let configurations = bases.map { Self.stubbed(metrics, baseURL: $0) }
         // One observer shared by the three configurations, as an app's single `.metrics()` would be.
         let shared = configurations.map { $0.with { $0.observers = configurations[0].observers } }
 
@@ -125,9 +125,7 @@ struct MetricsObserverTests {
     @Test(".metrics() alone records no timeline; beside another observer both work")
     func noTimelineForMetricsAlone() async throws {
         let metrics = TestMetrics()
-        let configuration = APIConfiguration(
-            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor(statusCode: 200),
-            observers: [.metrics(factory: metrics)])
+        let configuration = Self.stubbed(metrics)
         let user = GET<Int>("/users/{id}") { ["id": $0] }
 
         let alone = try await user.request(with: 1, using: configuration)

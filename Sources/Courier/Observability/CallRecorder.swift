@@ -99,14 +99,7 @@ final class CallRecorder: Sendable {
 
     /// Records the end of the call with `request` (the one its call form made) with `response`.
     func finish(_ response: APIResponse, request: APIRequest, detail: String? = nil) {
-        let now = ContinuousClock.now
-        if state != nil { record(.finished, at: now, statusCode: response.statusCode, detail: detail) }
-        if outcomeObservers.isEmpty { return }
-        ended(
-            request,
-            CallOutcome(
-                duration: now - start, statusCode: response.statusCode, failure: nil,
-                responseBytes: response.body.data?.count))
+        end(request, statusCode: response.statusCode, body: response.body, detail: detail, failure: nil)
     }
 
     /// Records the decoding of `response` and the end of the call with `request`.
@@ -118,24 +111,23 @@ final class CallRecorder: Sendable {
     /// Records the end of the call with `request` that failed with `error`, and returns the error carrying this
     /// recorder.
     func finished(_ error: APIError, request: APIRequest) -> APIError {
-        let now = ContinuousClock.now
-        if state != nil {
-            record(.finished, at: now, statusCode: error.statusCode, detail: "\(error.reason)", failure: error.reason)
-        }
-        if !outcomeObservers.isEmpty {
-            ended(
-                request,
-                CallOutcome(
-                    duration: now - start, statusCode: error.statusCode, failure: error.reason,
-                    responseBytes: error.response?.body.data?.count))
-        }
+        end(
+            request, statusCode: error.statusCode, body: error.response?.body,
+            detail: state == nil ? nil : "\(error.reason)", failure: error.reason)
         var error = error
         error.recorder = self
         return error
     }
 
-    /// Tells the outcome observers that the call ended.
-    private func ended(_ request: APIRequest, _ outcome: CallOutcome) {
+    /// Records the `finished` event (when the call records events) and tells the outcome observers how it ended.
+    private func end(
+        _ request: APIRequest, statusCode: Int?, body: ResponseBody?, detail: String?, failure: APIError.Reason?
+    ) {
+        let now = ContinuousClock.now
+        record(.finished, at: now, statusCode: statusCode, detail: detail, failure: failure)
+        if outcomeObservers.isEmpty { return }
+        let outcome = CallOutcome(
+            duration: now - start, statusCode: statusCode, failure: failure, responseBytes: body?.data?.count)
         for (index, observer) in outcomeObservers.enumerated() {
             observer.callEnded(request, outcome: outcome, context: index == 0 ? context : otherContexts[index - 1])
         }
