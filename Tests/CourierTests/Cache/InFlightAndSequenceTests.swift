@@ -71,10 +71,12 @@ import Testing
 
     @Test func theLastWaiterLeavingCancelsTheCall() async throws {
         let cancelled = Locked(false)
-        let server = CancellationObserver(cancelled: cancelled)
+        let server = CancellationObserver(cancelled: cancelled, started: Locked(false))
         let configuration = cachingConfiguration(server, cache: ResponseCache())
         let endpoint = GET<Void>("/items", tags: [.cache(Self.dedup)])
         let tasks = (0..<2).map { _ in Task { try await endpoint.request(using: configuration) } }
+        // (the call has reached the executor, and the other task has had time to join it)
+        while !server.started.current { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))
         tasks[0].cancel()
         try await Task.sleep(for: .milliseconds(100))
@@ -87,11 +89,13 @@ import Testing
         #expect(cancelled.current)
     }
 
-    /// Sleeps 30 s, and records whether its task was cancelled.
+    /// Records that it started, sleeps 30 s, and records whether its task was cancelled.
     struct CancellationObserver: APIExecutor {
         let cancelled: Locked<Bool>
+        let started: Locked<Bool>
 
         func execute(_ request: APIRequest) async throws -> APIResponse {
+            started.withLock { $0 = true }
             do {
                 try await Task.sleep(for: .seconds(30))
             } catch {

@@ -139,10 +139,16 @@ import Testing
 
     @Test func cancellingDuringABackoffWaitReturnsPromptly() async throws {
         // GIVEN a server that asks to wait a long time before retrying
-        let stub = sequence([503], headers: ["Retry-After": "20"])
+        let (attempts, attempted) = AsyncStream<Void>.makeStream()
+        let stub = StubExecutor { request in
+            attempted.yield()
+            return APIResponse(statusCode: 503, headers: ["Retry-After": "20"], request: request)
+        }
         let configuration = configuration(stub, policy: RetryPolicy(maxAttempts: 3))
         let task = Task { try await GET<Void>("/x").request(using: configuration) }
-        try await Task.sleep(for: .milliseconds(100))
+        // (the first attempt has been answered, however long a loaded machine took to start the task)
+        var answered = attempts.makeAsyncIterator()
+        _ = await answered.next()
         // WHEN the calling task is cancelled during the wait
         let start = ContinuousClock.now
         task.cancel()
