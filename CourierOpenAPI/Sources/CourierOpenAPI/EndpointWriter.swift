@@ -2,12 +2,17 @@
 /// extension with a typed call per endpoint that returns the success response's model.
 struct EndpointWriter {
     let book: String
+    /// The description's common parameters, which every call takes as one `common:` value.
+    let common: CommonParameters?
     private var members = NameScope()
     private var endpoints: [String] = []
     private var calls: [String] = []
     private(set) var parameterStructs: [String] = []
 
-    init(book: String) { self.book = book }
+    init(book: String, common: CommonParameters? = nil) {
+        self.book = book
+        self.common = common
+    }
 
     /// A value the caller passes: a path, query, header or cookie parameter, or the request body.
     private struct Slot {
@@ -19,6 +24,8 @@ struct EndpointWriter {
         /// A JSON body that is not an object, beside path or query values: the endpoint takes its encoded bytes
         /// (`Data`), the typed call the model.
         var encodedJSON = false
+        /// The common parameters (``CommonParameters``): last, and `.init()` by default.
+        var isCommon = false
         var declaredType: String { optional ? type + "?" : type }
         /// The type in the endpoint's parameter type.
         var endpointType: String { encodedJSON ? "Data" : declaredType }
@@ -48,9 +55,9 @@ struct EndpointWriter {
         let typeBase = SwiftNames.typeName(name)
 
         // The caller's values.
-        var labels = NameScope(reserved: ["body"])
+        var labels = NameScope(reserved: common == nil ? ["body"] : ["body", "common"])
         var slots: [Slot] = []
-        for parameter in operation.parameters {
+        for parameter in operation.parameters where common?.contains(parameter) != true {
             let type =
                 parameter.component.map { models.sharedType(parameter.schema, component: $0) }
                 ?? models.swiftType(parameter.schema, suggestedName: typeBase + SwiftNames.typeName(parameter.name))
@@ -71,7 +78,8 @@ struct EndpointWriter {
             }
             // A body that is the only value is always sent: an optional model would be sent as `null`.
             let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
-            let named = slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
+            let named =
+                common != nil || slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
             if case .json = kind, named, models.properties[type] == nil {
                 // Path or query values go by name, and a JSON body that is not an object with properties has none
                 // to send beside them: it is a body of its own, encoded by the typed call.
@@ -90,6 +98,11 @@ struct EndpointWriter {
         }
 
         for slot in slots { models.markEncoded(slot.type) }
+        if let common {
+            var slot = Slot(label: "common", type: common.typeName, optional: false)
+            slot.isCommon = true
+            slots.append(slot)
+        }
 
         // The parameter type and how the builder reaches each value.
         let parameterType: String
@@ -99,19 +112,24 @@ struct EndpointWriter {
         let tupleFits = "    static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
         switch slots.count {
         case 0: parameterType = "Void"
-        case 1:
+        case 1 where common == nil:
             parameterType = slots[0].endpointType
             slots[0].access = "$0"
-        case 2...4 where tupleFits:
+        case 2...4 where tupleFits && common == nil:
             parameterType = tupleType
             for index in slots.indices { slots[index].access = "$0.\(SwiftNames.escaped(slots[index].label))" }
         default:
-            let name = models.names.claim(typeBase + "Parameters")
-            structName = name
-            parameterType = name
+            let typeName = models.names.claim(typeBase + "Parameters")
+            structName = typeName
+            parameterType = typeName
             for index in slots.indices { slots[index].access = "$0.\(SwiftNames.escaped(slots[index].label))" }
-            var code = "/// The parameters of `\(book).\(name)`.\nstruct \(name): Sendable {\n"
-            for slot in slots { code += "    var \(SwiftNames.escaped(slot.label)): \(slot.endpointType)\n" }
+            var code = "/// The parameters of `\(book).\(name)`.\nstruct \(typeName): Sendable {\n"
+            for slot in slots {
+                code +=
+                    slot.isCommon
+                    ? "    var common = \(slot.type)()\n"
+                    : "    var \(SwiftNames.escaped(slot.label)): \(slot.endpointType)\n"
+            }
             parameterStructs.append(code + "}\n")
         }
 
@@ -136,10 +154,14 @@ struct EndpointWriter {
             entries.append("\(JSONNode.quoted(parameter.name)): \(value)")
             if parameter.location == .query { queryNames.append(parameter.name) }
         }
+        // The common parameters follow the operation's own.
+        let commonAccess = slots.first(where: \.isCommon)?.access
+        queryNames += common?.names ?? []
         var builder: String?
-        let bodySlot = slots.first { $0.parameter == nil }
+        let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
         if let bodySlot, let bodyKind {
-            let parameters = "parameters: [\(entries.isEmpty ? ":" : entries.joined(separator: ", "))])"
+            let literal = "[\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]"
+            let parameters = "parameters: \(commonAccess.map { "\($0).adding(to: \(literal))" } ?? literal))"
             switch bodyKind {
             case .raw(let contentType), .text(let contentType):
                 let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
@@ -167,7 +189,7 @@ struct EndpointWriter {
                         : "\(key): (\(value)).map { MultipartFile.data($0, \(file)) }"
                 }
             case .json, .form:
-                if named.isEmpty {
+                if named.isEmpty, common == nil {
                     builder = bodySlot.access
                 } else {
                     let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
@@ -178,8 +200,9 @@ struct EndpointWriter {
             }
         }
         var builderEntries: [String]?
-        if builder == nil, !entries.isEmpty {
-            builder = "[" + entries.joined(separator: ", ") + "]"
+        if builder == nil, !entries.isEmpty || commonAccess != nil {
+            let literal = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
+            builder = commonAccess.map { "\($0).adding(to: \(literal))" } ?? literal
             builderEntries = entries
         }
 
@@ -191,7 +214,7 @@ struct EndpointWriter {
         let querying =
             queryNames.isEmpty ? "" : ".querying(" + queryNames.map(JSONNode.quoted).joined(separator: ", ") + ")"
         switch bodyKind {
-        case .json where builder?.hasPrefix("[") == true || Self.methodsWithQueryDefault.contains(operation.method):
+        case .json where builderEntries != nil || Self.methodsWithQueryDefault.contains(operation.method):
             if Self.methodsWithQueryDefault.contains(operation.method) || !queryNames.isEmpty {
                 arguments.append("encoding: .json\(querying)")
             }
@@ -218,22 +241,33 @@ struct EndpointWriter {
         if operation.deprecated { code += "    @available(*, deprecated)\n" }
         let attribute = "    @\(operation.method)(\(arguments.joined(separator: ", ")))"
         if let headerBuilder {
-            code += "    @\(operation.method)(\n" + arguments.map { "        \($0),\n" }.joined()
+            code +=
+                "    @\(operation.method)(\n"
+                + arguments.map { Self.argumentLines($0, querying: queryNames) + ",\n" }.joined()
             code += "        headerBuilder: \(headerBuilder))\n"
         } else if attribute.count > 120 {
             code +=
-                "    @\(operation.method)(\n" + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    )\n"
+                "    @\(operation.method)(\n"
+                + arguments.map { Self.argumentLines($0, querying: queryNames) }.joined(separator: ",\n") + "\n    )\n"
         } else {
             code += attribute + "\n"
         }
         let head = "    static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
         if let builder {
             let oneLine = "\(head) .init { \(builder) }"
+            let body = Self.wrapped(builder, entries: builderEntries, adding: commonAccess, indent: "        ")
             if oneLine.count <= 120, !builder.contains("\n") {
                 code += oneLine + "\n"
+            } else if head.count + " .init {".count <= 120 {
+                code += "\(head) .init {\n" + body + "    }\n"
             } else {
+                // A long name and type: the closure on a line of its own (or the type too), as swift-format has it.
+                let deeper = body.split(separator: "\n").map { "    " + $0 + "\n" }.joined()
                 code +=
-                    "\(head) .init {\n" + Self.wrapped(builder, entries: builderEntries, indent: "        ") + "    }\n"
+                    head.count <= 120
+                    ? "\(head)\n        .init {\n"
+                    : "    static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
+                code += deeper + "        }\n"
             }
         } else {
             code += "\(head) nil\n"
@@ -396,7 +430,7 @@ struct EndpointWriter {
         }
         if operation.deprecated { code += "    @available(*, deprecated)\n" }
         let arguments = slots.map {
-            "\(SwiftNames.escaped($0.label)): \($0.declaredType)\($0.optional ? " = nil" : "")"
+            "\(SwiftNames.escaped($0.label)): \($0.declaredType)\($0.optional ? " = nil" : $0.isCommon ? " = .init()" : "")"
         }
         var signature =
             "    static func \(SwiftNames.escaped(name))(\(arguments.joined(separator: ", "))) async throws(APIError)"
@@ -423,7 +457,8 @@ struct EndpointWriter {
         let argument: String
         switch slots.count {
         case 0: argument = ""
-        case 1: argument = "with: \(slots[0].encodedJSON ? "json" : SwiftNames.escaped(slots[0].label))"
+        case 1 where structName == nil:
+            argument = "with: \(slots[0].encodedJSON ? "json" : SwiftNames.escaped(slots[0].label))"
         default: argument = "with: \(structName ?? "")(\(values.joined(separator: ", ")))"
         }
         // After the encoding statements the call is no longer the body's only expression: it returns explicitly.
@@ -447,11 +482,36 @@ struct EndpointWriter {
         return ModelGenerator.docComment(text, indent: indent)
     }
 
-    /// A builder expression over several lines: a dictionary literal with one entry per line.
-    static func wrapped(_ builder: String, entries: [String]?, indent: String) -> String {
+    /// An attribute's argument on its line (8 spaces in), a list of query names (`.querying(…)`) over several when
+    /// it is longer than a line.
+    static func argumentLines(_ argument: String, querying queryNames: [String]) -> String {
+        let line = "        " + argument
+        let names = queryNames.map(JSONNode.quoted)
+        let list = ".querying(" + names.joined(separator: ", ") + ")"
+        guard line.count > 120, !names.isEmpty, argument.hasSuffix(list) else { return line }
+        var lines: [String] = []
+        var current = ""
+        for (index, name) in names.enumerated() {
+            let piece = name + (index == names.count - 1 ? ")" : ",")
+            if !current.isEmpty, 12 + current.count + 1 + piece.count > 120 {
+                lines.append(current)
+                current = ""
+            }
+            current += current.isEmpty ? piece : " " + piece
+        }
+        lines.append(current)
+        return "        " + argument.dropLast(list.count) + ".querying(\n"
+            + lines.map { "            " + $0 }.joined(separator: "\n")
+    }
+
+    /// A builder expression over several lines: a dictionary literal with one entry per line (the argument of
+    /// `common.adding(to:)` when the endpoint takes the common parameters).
+    static func wrapped(_ builder: String, entries: [String]?, adding common: String?, indent: String) -> String {
         let oneLine = indent + builder
-        guard let entries, oneLine.count > 120 else { return oneLine + "\n" }
-        return indent + "[\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent + "]\n"
+        guard let entries, !entries.isEmpty, oneLine.count > 120 else { return oneLine + "\n" }
+        let open = common.map { "\($0).adding(to: [" } ?? "["
+        return indent + open + "\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent
+            + (common == nil ? "]" : "])") + "\n"
     }
 }
 

@@ -7,7 +7,8 @@
 /// - one `@MainActor enum` per tag (`PetsAPI`; untagged operations go to the title's book), or one book;
 /// - an endpoint per operation in Courier's declaration style, named from `operationId`, with a typed call
 ///   (`try await PetsAPI.showPetById(petId: "1")`) that returns the success response's model;
-/// - `Models.swift`: the schemas' models and the parameter structs;
+/// - `Models.swift`: the schemas' models and the parameter structs (with `CommonParameters` when every
+///   operation takes the same optional query parameters, as Google's descriptions do);
 /// - `Configuration.swift`: the servers as base-URL constants and an `APIConfiguration` helper that installs
 ///   the auth plugin each security scheme needs.
 public struct Generator: Sendable {
@@ -48,12 +49,14 @@ public struct Generator: Sendable {
         let serversName = types.claim(SwiftNames.typeName(description.title) + "Servers")
         var models = ModelGenerator(description: description, names: types)
         models.declareComponents()
+        let common = CommonParameters(
+            operations: description.operations.filter { EndpointWriter.markers.contains($0.method) }, models: &models)
 
         var files: [String: String] = [:]
         var parameterStructs: [String] = []
         for key in order {
             guard let book = bookNames[key] else { continue }
-            var writer = EndpointWriter(book: book)
+            var writer = EndpointWriter(book: book, common: common)
             for operation in description.operations
             where (grouping == .single ? "" : (operation.tags.first ?? "")) == key {
                 writer.add(operation, models: &models)
@@ -61,9 +64,11 @@ public struct Generator: Sendable {
             parameterStructs += writer.parameterStructs
             files["\(book).swift"] = header(imports: ["Courier", "Foundation"]) + writer.code()
         }
-        var modelCode = models.declarationCode() + parameterStructs
+        var modelCode = models.declarationCode() + (common.map { [$0.code()] } ?? []) + parameterStructs
         if models.needsJSONValue { modelCode.append(ModelGenerator.jsonValue) }
-        files["Models.swift"] = header(imports: ["Foundation"]) + modelCode.joined(separator: "\n")
+        // The common parameters hold Courier's `Parameters`.
+        let imports = common == nil ? ["Foundation"] : ["Courier", "Foundation"]
+        files["Models.swift"] = header(imports: imports) + modelCode.joined(separator: "\n")
         files["Configuration.swift"] =
             header(imports: ["Courier", "Foundation"])
             + ConfigurationWriter(description: description).code(servers: serversName)

@@ -163,16 +163,29 @@ struct SwiftDeclarationReader {
                 depth -= 1
                 if depth < 0 { return cursor }
             case UInt8(ascii: "\n"):
-                if depth == 0, seenCode {
-                    // A builder that continues on the next line (`= .init {` ends with an open brace: depth > 0).
-                    return cursor
-                }
+                // A builder that continues on the next line (`= .init {` ends with an open brace: depth > 0), or a
+                // line that swift-format broke after `=` or `:`, before `.init`.
+                if depth == 0, seenCode, !continues(code, at: cursor) { return cursor }
             case 0x20, 0x09, 0x0d: break
             default: seenCode = true
             }
             cursor += 1
         }
         return code.count
+    }
+
+    /// Whether the statement goes on past the line break at `index`: the line ends with `=`, `:` or `,`, or the next
+    /// one starts with `.` (`static var name: Type =` / `.init {`).
+    private static func continues(_ code: [UInt8], at index: Int) -> Bool {
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0d, 0x0a]
+        var before = index - 1
+        while before >= 0, blank.contains(code[before]) { before -= 1 }
+        if before >= 0, [UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: ",")].contains(code[before]) {
+            return true
+        }
+        var after = index + 1
+        while after < code.count, blank.contains(code[after]) { after += 1 }
+        return after < code.count && code[after] == UInt8(ascii: ".")
     }
 
     /// Keys of dictionary literals (`"name": value`), or the header names: keys inside the `headerBuilder:`

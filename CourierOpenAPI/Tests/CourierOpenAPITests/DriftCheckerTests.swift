@@ -99,6 +99,27 @@ import Testing
         #expect(report.hasDrift)
     }
 
+    @Test(
+        "A declaration broken over lines as swift-format breaks a long one is read whole",
+        arguments: [
+            "static var listPets: APIParameterBuilder<String>? =\n        .init {\n            [KEY: $0]\n        }",
+            "static var listPets:\n        APIParameterBuilder<String>? = .init {\n            [KEY: $0]\n        }",
+        ])
+    func aDeclarationBrokenAfterTheEqualsSignOrTheColonIsRead(layout: String) throws {
+        func report(key: String) -> DriftChecker.Report {
+            let source =
+                "@MainActor enum Zoo {\n    @GET(\"/pets\")\n    "
+                + layout.replacingOccurrences(of: "KEY", with: "\"\(key)\"") + "\n}\n"
+            return DriftChecker(description: description).check(sources: [("Zoo.swift", source)])
+        }
+        #expect(report(key: "species").findings.filter(\.isError).map(\.message) == [])
+        #expect(
+            report(key: "kind").findings.filter(\.isError).map(\.message) == [
+                "'kind' is neither a query nor a body name of the operation",
+                "the required query item 'species' is never set",
+            ])
+    }
+
     @Test func handWrittenDeclarationsAreRead() throws {
         let source = """
             @MainActor enum Zoo {

@@ -187,6 +187,90 @@ import Testing
         #expect(book.contains("static func listB(alt: Alt? = nil, order: ListBOrder? = nil)"))
     }
 
+    @Test func optionalQueryParametersEveryOperationTakesAreOneCommonStruct() throws {
+        let files = try Support.generated("common-parameters-3.0.yaml")
+        let models = try #require(files["Models.swift"])
+        let book = try #require(files["ShelfServiceAPI.swift"])
+        // One struct, with a nil default per parameter and the descriptions as its initializer's documentation.
+        #expect(models.contains("import Courier\n"))
+        #expect(models.contains("struct CommonParameters: Sendable {"))
+        #expect(
+            models.contains("        fields: String? = nil,\n        key: String? = nil,\n        alt: Alt? = nil,"))
+        #expect(models.contains("///   - fields: Selector specifying which fields to include in a partial response."))
+        #expect(models.contains("(\"prettyPrint\", prettyPrint),"))
+        // Each endpoint's parameters hold it once, its builder adds it after its own values, its call takes it last.
+        #expect(!models.contains("    var fields: String?"))
+        #expect(
+            models.contains(
+                "struct ShelvesListParameters: Sendable {\n    var pageSize: Int?\n    var common = CommonParameters()\n}"
+            ))
+        #expect(book.contains("= .init {\n        $0.common.adding(to: [\"pageSize\": $0.pageSize])\n    }"))
+        #expect(book.contains("        pageSize: Int? = nil,\n        common: CommonParameters = .init()\n    ) async"))
+        // Without values of its own an endpoint still takes them, in a struct (`.init()` works without arguments).
+        #expect(
+            models.contains(
+                "struct ShelvesGetParameters: Sendable {\n    var shelf: String\n    var common = CommonParameters()\n}"
+            ))
+        #expect(
+            models.contains(
+                "struct ShelvesDeleteParameters: Sendable {\n    var shelf: String\n    var common = CommonParameters()\n}"
+            ))
+        // A JSON body's members go by name beside them, and the common names are query items.
+        #expect(
+            book.contains(
+                "@POST(\"/shelves\", encoding: .json.querying(\"fields\", \"key\", \"alt\", \"prettyPrint\"))"))
+        #expect(book.contains("$0.common.adding(to: [\"name\": $0.body.name, \"theme\": $0.body.theme])"))
+        // A raw body: the common values join the path's.
+        #expect(book.contains("parameters: $0.common.adding(to: [\"shelf\": $0.shelf]))"))
+    }
+
+    @Test(
+        "Parameters are common only when every one of three or more operations takes three or more of them alike",
+        arguments: [false, true])
+    func parametersAreCommonOnlyWhenEnoughOperationsTakeEnoughOfThem(withThirdOperation: Bool) throws {
+        // Two operations: what they share is theirs. A third that declares `key` required and lacks `quotaUser`:
+        // only `fields` and `alt` are common to all, too few.
+        var paths = """
+            paths:
+              /a: { get: { operationId: a, parameters: *common, responses: { "204": { description: ok } } } }
+              /b: { get: { operationId: b, parameters: *common, responses: { "204": { description: ok } } } }
+
+            """
+        if withThirdOperation {
+            paths += """
+                  /c:
+                    get:
+                      operationId: c
+                      parameters:
+                        - { name: fields, in: query, schema: { type: string } }
+                        - { name: alt, in: query, schema: { type: string } }
+                        - { name: key, in: query, required: true, schema: { type: string } }
+                      responses: { "204": { description: ok } }
+
+                """
+        }
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                x-common: &common
+                  - { name: fields, in: query, schema: { type: string } }
+                  - { name: alt, in: query, schema: { type: string } }
+                  - { name: key, in: query, schema: { type: string } }
+                  - { name: quotaUser, in: query, schema: { type: string } }
+
+                """ + paths)
+        let files = Generator(description: description).files()
+        let book = try #require(files["TAPI.swift"])
+        let models = try #require(files["Models.swift"])
+        #expect(!models.contains("CommonParameters") && !book.contains("common"))
+        #expect(
+            book.contains(
+                "static var a: APIParameterBuilder<(fields: String?, alt: String?, key: String?, quotaUser: String?)>?")
+        )
+        #expect(book.contains("        fields: String? = nil,\n        alt: String? = nil,\n"))
+    }
+
     @Test func operationNamesAreUnique() throws {
         let description = try Support.description(
             yaml: """

@@ -167,7 +167,7 @@ struct AddShelfDocumentRequest: Encodable, Sendable {
     var preview: Data?
 }
 
-/// The parameters of `AnimalsAPI.ListAnimalsParameters`.
+/// The parameters of `AnimalsAPI.listAnimals`.
 struct ListAnimalsParameters: Sendable {
     var limit: Int32?
     var kinds: [String]?
@@ -175,7 +175,7 @@ struct ListAnimalsParameters: Sendable {
     var session: String?
 }
 
-/// The parameters of `AnimalsAPI.ReplaceAnimalParameters`.
+/// The parameters of `AnimalsAPI.replaceAnimal`.
 struct ReplaceAnimalParameters: Sendable {
     var animalId: UUID
     var a: String?
@@ -185,7 +185,7 @@ struct ReplaceAnimalParameters: Sendable {
     var body: Animal?
 }
 
-/// The parameters of `ShelvesAPI.FindShelvesParameters`.
+/// The parameters of `ShelvesAPI.findShelves`.
 struct FindShelvesParameters: Sendable {
     var ids: [Int]
     var label: String
