@@ -157,21 +157,21 @@ struct EndpointWriter {
         // The common parameters follow the operation's own.
         let commonAccess = slots.first(where: \.isCommon)?.access
         queryNames += common?.names ?? []
+        // The builder's indentation: 8 spaces, 12 when a long name and type put the closure on a line of its own.
+        let head = "    static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
+        let indent = head.count + " .init {".count <= 120 ? "        " : "            "
         var builder: String?
         let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
         if let bodySlot, let bodyKind {
-            let literal = "[\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]"
-            let parameters = "parameters: \(commonAccess.map { "\($0).adding(to: \(literal))" } ?? literal))"
+            let parameters = Self.bodyParameters(entries, adding: commonAccess, indent: indent + "    ")
             switch bodyKind {
             case .raw(let contentType), .text(let contentType):
                 let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
                 builder =
-                    ".body(\n            .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n            "
-                    + parameters
+                    ".body(\n\(indent)    .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n" + parameters
             case .json where bodySlot.encodedJSON:
                 builder =
-                    ".body(\n            .data(\(bodySlot.access)), contentType: \"application/json\",\n            "
-                    + parameters
+                    ".body(\n\(indent)    .data(\(bodySlot.access)), contentType: \"application/json\",\n" + parameters
             case .multipart:
                 // Members by name; binary members are file parts with a filename.
                 let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
@@ -252,22 +252,20 @@ struct EndpointWriter {
         } else {
             code += attribute + "\n"
         }
-        let head = "    static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
         if let builder {
             let oneLine = "\(head) .init { \(builder) }"
-            let body = Self.wrapped(builder, entries: builderEntries, adding: commonAccess, indent: "        ")
+            let body = Self.wrapped(builder, entries: builderEntries, adding: commonAccess, indent: indent)
             if oneLine.count <= 120, !builder.contains("\n") {
                 code += oneLine + "\n"
-            } else if head.count + " .init {".count <= 120 {
+            } else if indent.count == 8 {
                 code += "\(head) .init {\n" + body + "    }\n"
             } else {
                 // A long name and type: the closure on a line of its own (or the type too), as swift-format has it.
-                let deeper = body.split(separator: "\n").map { "    " + $0 + "\n" }.joined()
                 code +=
                     head.count <= 120
                     ? "\(head)\n        .init {\n"
                     : "    static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
-                code += deeper + "        }\n"
+                code += body + "        }\n"
             }
         } else {
             code += "\(head) nil\n"
@@ -447,8 +445,9 @@ struct EndpointWriter {
             code += "        let json: Data\n"
             code += "        do { json = try APIConfiguration.current.encoder.coder.encode(\(body.label)) } catch {\n"
             code += "            throw APIError(\n"
-            code +=
-                "                .invalidRequest(.unencodableParameters), endpoint: $\(name).endpoint, underlyingError: error)\n"
+            let arguments = "                .invalidRequest(.unencodableParameters), endpoint: $\(name).endpoint,"
+            code += arguments + (arguments.count + " underlyingError: error)".count <= 120 ? " " : "\n                ")
+            code += "underlyingError: error)\n"
             code += "        }\n"
         }
         let values = slots.map {
@@ -482,6 +481,17 @@ struct EndpointWriter {
         return ModelGenerator.docComment(text, indent: indent)
     }
 
+    /// A body builder's `parameters:` argument at `indent`: the named values on its line, or one per line when they
+    /// do not fit (`$0.common.adding(to: […])` around them when the endpoint takes the common parameters).
+    static func bodyParameters(_ entries: [String], adding common: String?, indent: String) -> String {
+        let literal = "[\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]"
+        let line = indent + "parameters: \(common.map { "\($0).adding(to: \(literal))" } ?? literal))"
+        guard line.count > 120, !entries.isEmpty else { return line }
+        let open = common.map { "\($0).adding(to: [" } ?? "["
+        return indent + "parameters: " + open + "\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent
+            + (common == nil ? "])" : "]))")
+    }
+
     /// An attribute's argument on its line (8 spaces in), a list of query names (`.querying(…)`) over several when
     /// it is longer than a line.
     static func argumentLines(_ argument: String, querying queryNames: [String]) -> String {
@@ -508,7 +518,8 @@ struct EndpointWriter {
     /// `common.adding(to:)` when the endpoint takes the common parameters).
     static func wrapped(_ builder: String, entries: [String]?, adding common: String?, indent: String) -> String {
         let oneLine = indent + builder
-        guard let entries, !entries.isEmpty, oneLine.count > 120 else { return oneLine + "\n" }
+        // (a literal of exactly 120 characters is broken too: swift-format does)
+        guard let entries, !entries.isEmpty, oneLine.count >= 120 else { return oneLine + "\n" }
         let open = common.map { "\($0).adding(to: [" } ?? "["
         return indent + open + "\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent
             + (common == nil ? "]" : "])") + "\n"

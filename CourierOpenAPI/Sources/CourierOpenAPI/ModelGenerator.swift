@@ -265,7 +265,8 @@ struct ModelGenerator {
         let body = code
         let references = keys.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
         return Declaration(name: name, references: references) { decodes, encodes in
-            "struct \(name): \(Self.coding(decodes: decodes, encodes: encodes)), Sendable {\n" + body + "}\n"
+            Self.declaration("struct \(name)", [Self.coding(decodes: decodes, encodes: encodes), "Sendable"]) + body
+                + "}\n"
         }
     }
 
@@ -276,7 +277,7 @@ struct ModelGenerator {
     private func stringEnum(_ name: String, _ values: [String]) -> String {
         var scope = NameScope(reserved: ["unknown", "rawValue"])
         let cases = values.map { (value: $0, name: scope.claim(SwiftNames.memberName($0.isEmpty ? "empty" : $0))) }
-        var code = "enum \(name): RawRepresentable, Codable, Hashable, Sendable {\n"
+        var code = Self.declaration("enum \(name)", ["RawRepresentable", "Codable", "Hashable", "Sendable"])
         for item in cases { code += "    case \(SwiftNames.escaped(item.name))\n" }
         code += "    /// A value this version of the description does not list.\n    case unknown(String)\n\n"
         code += "    init(rawValue: String) {\n        switch rawValue {\n"
@@ -332,8 +333,14 @@ struct ModelGenerator {
                 code += "            self = .\(SwiftNames.escaped(item.name))(value)\n            return\n        }\n"
             }
             code += "        throw DecodingError.dataCorrupted(\n"
+            let context = "codingPath: decoder.codingPath, debugDescription: \"no member of \(name) matches\""
             code +=
-                "            .init(codingPath: decoder.codingPath, debugDescription: \"no member of \(name) matches\"))\n"
+                "            .init(\(context)))".count <= 120
+                ? "            .init(\(context)))\n"
+                : "            .init(\n                "
+                    + context.replacingOccurrences(
+                        of: ", debugDescription", with: ",\n                debugDescription")
+                    + "))\n"
             code += "    }\n"
         }
         var encoding = "\n    func encode(to encoder: any Encoder) throws {\n        switch self {\n"
@@ -345,9 +352,26 @@ struct ModelGenerator {
         let decoding = code
         let references = cases.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
         return Declaration(name: name, references: references) { decodes, encodes in
-            "enum \(name): \(Self.coding(decodes: decodes, encodes: encodes)), Sendable {\n" + head
+            Self.declaration("enum \(name)", [Self.coding(decodes: decodes, encodes: encodes), "Sendable"]) + head
                 + (decodes ? decoding : "") + (encodes ? encoding : "") + "}\n"
         }
+    }
+
+    /// `struct Name: A, B {` and a line break; past 120 characters the conformances go on as swift-format breaks
+    /// them (a continuation line 4 spaces in, the brace on a line of its own).
+    static func declaration(_ head: String, _ conformances: [String]) -> String {
+        let line = "\(head): \(conformances.joined(separator: ", ")) {"
+        guard line.count > 120 else { return line + "\n" }
+        var lines = ["\(head):"]
+        for (index, conformance) in conformances.enumerated() {
+            let piece = conformance + (index == conformances.count - 1 ? "" : ",")
+            if let last = lines.last, last.count + 1 + piece.count <= 120 {
+                lines[lines.count - 1] = last + " " + piece
+            } else {
+                lines.append("    " + piece)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n{\n"
     }
 
     static func docComment(_ text: String?, indent: String) -> String {
