@@ -163,7 +163,8 @@ struct EndpointWriter {
         var builder: String?
         let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
         if let bodySlot, let bodyKind {
-            let parameters = Self.bodyParameters(entries, adding: commonAccess, indent: indent + "    ")
+            let parameters = Self.literal(
+                entries, adding: commonAccess, lead: "parameters: ", trailer: ")", indent: indent + "    ")
             switch bodyKind {
             case .raw(let contentType), .text(let contentType):
                 let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
@@ -201,8 +202,7 @@ struct EndpointWriter {
         }
         var builderEntries: [String]?
         if builder == nil, !entries.isEmpty || commonAccess != nil {
-            let literal = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
-            builder = commonAccess.map { "\($0).adding(to: \(literal))" } ?? literal
+            builder = Self.named(entries, adding: commonAccess)
             builderEntries = entries
         }
 
@@ -481,17 +481,6 @@ struct EndpointWriter {
         return ModelGenerator.docComment(text, indent: indent)
     }
 
-    /// A body builder's `parameters:` argument at `indent`: the named values on its line, or one per line when they
-    /// do not fit (`$0.common.adding(to: […])` around them when the endpoint takes the common parameters).
-    static func bodyParameters(_ entries: [String], adding common: String?, indent: String) -> String {
-        let literal = "[\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]"
-        let line = indent + "parameters: \(common.map { "\($0).adding(to: \(literal))" } ?? literal))"
-        guard line.count > 120, !entries.isEmpty else { return line }
-        let open = common.map { "\($0).adding(to: [" } ?? "["
-        return indent + "parameters: " + open + "\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent
-            + (common == nil ? "])" : "]))")
-    }
-
     /// An attribute's argument on its line (8 spaces in), a list of query names (`.querying(…)`) over several when
     /// it is longer than a line.
     static func argumentLines(_ argument: String, querying queryNames: [String]) -> String {
@@ -514,15 +503,29 @@ struct EndpointWriter {
             + lines.map { "            " + $0 }.joined(separator: "\n")
     }
 
-    /// A builder expression over several lines: a dictionary literal with one entry per line (the argument of
-    /// `common.adding(to:)` when the endpoint takes the common parameters).
+    /// A builder expression at `indent`: a dictionary literal over several lines, one entry per line, when it does
+    /// not fit on one.
     static func wrapped(_ builder: String, entries: [String]?, adding common: String?, indent: String) -> String {
-        let oneLine = indent + builder
-        // (a literal of exactly 120 characters is broken too: swift-format does)
-        guard let entries, !entries.isEmpty, oneLine.count >= 120 else { return oneLine + "\n" }
-        let open = common.map { "\($0).adding(to: [" } ?? "["
-        return indent + open + "\n" + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent
-            + (common == nil ? "]" : "])") + "\n"
+        guard let entries else { return indent + builder + "\n" }
+        return literal(entries, adding: common, indent: indent) + "\n"
+    }
+
+    /// The named values as a dictionary literal on one line, the argument of `common.adding(to:)` when given.
+    static func named(_ entries: [String], adding common: String?) -> String {
+        let text = "[\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]"
+        return common.map { "\($0).adding(to: \(text))" } ?? text
+    }
+
+    /// `lead` and the named values as a dictionary literal (the argument of `common.adding(to:)` when the endpoint
+    /// takes the common parameters), then `trailer`, at `indent`: on one line when it is shorter than 120 characters
+    /// (swift-format breaks one of 120), else one entry per line.
+    static func literal(
+        _ entries: [String], adding common: String?, lead: String = "", trailer: String = "", indent: String
+    ) -> String {
+        let line = indent + lead + named(entries, adding: common) + trailer
+        guard !entries.isEmpty, line.count >= 120 else { return line }
+        return indent + lead + (common.map { "\($0).adding(to: [" } ?? "[") + "\n"
+            + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent + (common == nil ? "]" : "])") + trailer
     }
 }
 
