@@ -488,17 +488,8 @@ struct EndpointWriter {
         let names = queryNames.map(JSONNode.quoted)
         let list = ".querying(" + names.joined(separator: ", ") + ")"
         guard line.count > 120, !names.isEmpty, argument.hasSuffix(list) else { return line }
-        var lines: [String] = []
-        var current = ""
-        for (index, name) in names.enumerated() {
-            let piece = name + (index == names.count - 1 ? ")" : ",")
-            if !current.isEmpty, 12 + current.count + 1 + piece.count > 120 {
-                lines.append(current)
-                current = ""
-            }
-            current += current.isEmpty ? piece : " " + piece
-        }
-        lines.append(current)
+        let pieces = names.enumerated().map { $0.element + ($0.offset == names.count - 1 ? ")" : ",") }
+        let lines = ModelGenerator.pack(pieces, width: 120 - 12)
         return "        " + argument.dropLast(list.count) + ".querying(\n"
             + lines.map { "            " + $0 }.joined(separator: "\n")
     }

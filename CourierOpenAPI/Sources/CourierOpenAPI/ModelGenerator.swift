@@ -362,16 +362,9 @@ struct ModelGenerator {
     static func declaration(_ head: String, _ conformances: [String]) -> String {
         let line = "\(head): \(conformances.joined(separator: ", ")) {"
         guard line.count > 120 else { return line + "\n" }
-        var lines = ["\(head):"]
-        for (index, conformance) in conformances.enumerated() {
-            let piece = conformance + (index == conformances.count - 1 ? "" : ",")
-            if let last = lines.last, last.count + 1 + piece.count <= 120 {
-                lines[lines.count - 1] = last + " " + piece
-            } else {
-                lines.append("    " + piece)
-            }
-        }
-        return lines.joined(separator: "\n") + "\n{\n"
+        let pieces = conformances.enumerated().map { $0.element + ($0.offset == conformances.count - 1 ? "" : ",") }
+        let lines = pack(["\(head):"] + pieces, width: 120 - 4, firstWidth: 120)
+        return lines.enumerated().map { ($0.offset == 0 ? "" : "    ") + $0.element }.joined(separator: "\n") + "\n{\n"
     }
 
     static func docComment(_ text: String?, indent: String) -> String {
@@ -388,14 +381,20 @@ struct ModelGenerator {
 
     /// Splits a line at spaces so that no piece is longer than `width` (a single longer word stays whole).
     static func wrap(_ line: String, width: Int) -> [String] {
+        pack(line.split(separator: " ").map(String.init), width: width)
+    }
+
+    /// Pieces joined by spaces into lines of at most `width` characters (`firstWidth` for the first line); a piece
+    /// longer than a line stays whole.
+    static func pack(_ pieces: [String], width: Int, firstWidth: Int? = nil) -> [String] {
         var lines: [String] = []
         var current = ""
-        for word in line.split(separator: " ") {
-            if !current.isEmpty, current.count + 1 + word.count > width {
+        for piece in pieces {
+            if !current.isEmpty, current.count + 1 + piece.count > (lines.isEmpty ? firstWidth ?? width : width) {
                 lines.append(current)
                 current = ""
             }
-            current += current.isEmpty ? String(word) : " " + word
+            current += current.isEmpty ? piece : " " + piece
         }
         if !current.isEmpty { lines.append(current) }
         return lines
