@@ -23,14 +23,14 @@
 #
 # Every server listens on loopback only, on a free port, in a session of its own (Ctrl-C in the terminal does
 # not reach it; stopping kills its group), and gets SIGTERM when the shell that started it dies without running
-# its traps. The exported URLs have no trailing slash. Logs: .build/<server>.log (nginx: .build/transfers/).
+# its traps. The exported URLs have no trailing slash. Logs: .build/<server>.log (nginx: .build/private/transfers/).
 #
 # What it installs and writes:
 #   httpbin   a virtualenv .venv with the pins of scripts/servers/requirements-httpbin.txt (pip, once; later runs
 #             only check them, with no network)
 #   nginx     `apt-get install nginx` when there is none on PATH or in /usr/sbin (as root, or with sudo -n); it
 #             says so first. Its large file, COURIER_BIG_DOWNLOAD_BYTES random bytes (default 1 GiB), is made once
-#             per size in .build/transfers/www/big.bin.
+#             per size in .build/private/transfers/www/big.bin.
 # The other servers need Python's standard library only. COURIER_PYTHON picks the interpreter (default python3).
 #
 # Every function returns non-zero with a message on stderr when it fails, under `set -e` or without it.
@@ -86,6 +86,19 @@ except urllib.error.HTTPError:
         if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= deadline)); then return 1; fi
         sleep 0.1
     done
+}
+
+# _courier_http_status URL: the status of a GET for URL's first byte (Range: bytes=0-0), or 000 without an answer.
+_courier_http_status() {
+    "$(_courier_python)" -c 'import sys, urllib.error, urllib.request
+try:
+    with urllib.request.urlopen(urllib.request.Request(sys.argv[1], headers={"Range": "bytes=0-0"}), timeout=5) as r:
+        r.read()
+        print(r.status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+except Exception:
+    print("000")' "$1"
 }
 
 # _courier_stop PID SECONDS: SIGTERM, up to SECONDS for it to end, then SIGKILL to its whole group; reaps it.
@@ -288,15 +301,27 @@ _courier_nginx_install() {
     _courier_nginx_path >/dev/null
 }
 
-# courier_nginx_start: a private nginx (its own prefix, config, pid and logs under .build/transfers/nginx, on
+# courier_nginx_start: a private nginx (its own prefix, config, pid and logs under .build/private/transfers/nginx, on
 # 127.0.0.1, no daemon, no system files) serving one large random file: COURIER_NGINX_URL (GET /big.bin; and
 # /slow-start/big.bin, the same slowed to 2 MB/s after 8 MiB unless the request has a Range header, so a test can
 # cancel a download midway however fast the machine), COURIER_BIG_FILE_BYTES and COURIER_BIG_FILE_SHA256.
 # The size is COURIER_BIG_DOWNLOAD_BYTES (default 1 GiB); the file is made once per size and kept, with its hash.
+#
+# Where the checkout is must not matter (issue 38): the files live in COURIER_TRANSFERS_DIR (default
+# .build/private/transfers), and .build/private is made mode 700 on purpose, so every run serves the file from
+# behind a directory other users cannot enter, as a clone under /root or in a `mktemp -d` folder does. nginx started
+# as root would run its worker as an unprivileged user that cannot traverse such a directory (a row of 403s), so
+# the config names the invoking user and group for the worker. Before it exports anything, the start fetches the
+# first byte of both routes and fails with the cause if nginx cannot read the file.
 courier_nginx_start() {
-    local root dir size file hashfile nginx port
+    local root dir size file hashfile nginx port user_line status route
     root="$(_courier_root)" || return 1
-    dir="$root/.build/transfers"
+    if [[ -n "${COURIER_TRANSFERS_DIR:-}" ]]; then
+        dir="$COURIER_TRANSFERS_DIR"
+    else
+        mkdir -p "$root/.build/private" && chmod 700 "$root/.build/private" || return 1
+        dir="$root/.build/private/transfers"
+    fi
     if [[ -n "${COURIER_NGINX_PID:-}" ]] && kill -0 "$COURIER_NGINX_PID" 2>/dev/null; then return 0; fi
     size="${COURIER_BIG_DOWNLOAD_BYTES:-1073741824}"
     file="$dir/www/big.bin"
@@ -310,8 +335,13 @@ courier_nginx_start() {
     _courier_nginx_install || return 1
     nginx="$(_courier_nginx_path)"
     port="$(_courier_free_port)" || return 1
+    # Started as root, nginx switches its worker to the `user` of the config (nobody when there is none); started as
+    # anyone else, it cannot switch, and the directive would only add a warning.
+    user_line=""
+    if [[ "$(id -u)" == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
     cat >"$dir/nginx/nginx.conf" <<CONF
 daemon off;
+$user_line
 worker_processes 1;
 pid $dir/nginx/nginx.pid;
 error_log $dir/nginx/logs/error.log warn;
@@ -341,9 +371,6 @@ http {
     }
 }
 CONF
-    # As root, nginx's worker runs as nobody: the files must be readable by anyone.
-    chmod -R a+rX "$dir/www" "$dir/nginx" 2>/dev/null || true
-    chmod a+x "$root/.build" "$dir" 2>/dev/null || true
     _courier_spawn COURIER_NGINX_PID /dev/null "$dir/nginx/logs/error.log" \
         "$nginx" -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
     if ! _courier_wait_http "$COURIER_NGINX_PID" "http://127.0.0.1:$port/big.bin" 20; then
@@ -351,6 +378,16 @@ CONF
         _courier_fail nginx "$dir/nginx/logs/error.log" "nginx does not answer"
         return 1
     fi
+    # The file itself, through both routes: a worker that cannot read it answers 403 (or 404), never the byte.
+    for route in big.bin slow-start/big.bin; do
+        status="$(_courier_http_status "http://127.0.0.1:$port/$route")"
+        if [[ "$status" != 206 ]]; then
+            courier_nginx_stop
+            _courier_fail nginx "$dir/nginx/logs/error.log" "nginx answers $status, not 206, to the first byte of\
+ /$route: its worker (user $(id -un)) cannot read $file; every directory above it must be enterable by that user"
+            return 1
+        fi
+    done
     export COURIER_NGINX_URL="http://127.0.0.1:$port" COURIER_BIG_FILE_BYTES="$size"
     COURIER_BIG_FILE_SHA256="$(cat "$hashfile")"
     export COURIER_BIG_FILE_SHA256
