@@ -50,6 +50,7 @@ extension ExecutorConformance {
             case .downloadIdleTimeout: await downloadIdleTimeout()
             case .progressReported: await progressReported()
             case .redirectedUploads: await redirectedUploads()
+            case .secretsStayMasked: await secretsStayMasked()
             }
         }
 

@@ -144,6 +144,13 @@ public struct ExecutorConformance: Sendable {
         /// A `307` after a file body is followed with the file sent again; after a one-shot stream body the
         /// `307` is the response (the stream cannot be sent twice).
         case redirectedUploads
+        /// A secret planted in every place a call can carry one — a path template's query, an absolute URL's user
+        /// info and pre-signed query, a query item, a header, a cookie, a body member, a redirect's target — appears
+        /// masked, never in clear, on every surface that prints the call: the descriptions, debug descriptions,
+        /// mirrors and `debugDetails()` of endpoints, requests, responses and errors (a `2xx`, a `401`, a refused
+        /// connection, a body that does not decode), the call timelines, the logging plugin's lines with headers,
+        /// bodies and cURL, and a ``Cassette`` file recorded through the executor.
+        case secretsStayMasked
 
         /// The check's name.
         public var description: String { rawValue }

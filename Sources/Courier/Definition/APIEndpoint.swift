@@ -14,6 +14,8 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         let path: String
         let options: EndpointOptions
         let template: PathTemplate
+        /// The path with the secrets a declared URL holds (user info, secret query values) masked.
+        let printablePath: String
         /// The URL last built for a template without placeholders and a call without query parameters, with
         /// the base URL text it was built on: such a URL is the same on every call, and parsing it is the
         /// largest single cost of building a request.
@@ -24,6 +26,7 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
             self.path = path
             self.options = options
             self.template = PathTemplate(path)
+            self.printablePath = Redactor.template(path)
         }
     }
 
@@ -66,6 +69,14 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     /// The names of the path template's placeholders, in order.
     public var pathParameterNames: [String] { template.names }
 
-    /// `METHOD /path/template`, the way errors and logs name the endpoint.
-    public var description: String { "\(method.rawValue) \(path)" }
+    /// `METHOD /path/template`, the way errors, logs, timelines and recordings name the endpoint.
+    ///
+    /// Safe to print: a path declared with secrets in it — the user and password of an absolute URL, or secret
+    /// query items such as a pre-signed URL's `X-Amz-Signature`, by the same secret-name rules as everywhere else — is printed with those
+    /// values masked (`GET https://bucket.example.com/r.pdf?X-Amz-Signature=***`). ``path`` is the text as
+    /// declared.
+    public var description: String { "\(method.rawValue) \(storage.printablePath)" }
+
+    /// ``path`` with the secrets a declared URL holds masked, as ``description`` prints it.
+    var printablePath: String { storage.printablePath }
 }

@@ -51,7 +51,7 @@ extension APIError: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// error as `String(reflecting:)` prints it. Never log it; use it for a one-off look in a debugger.
     public func debugDetails(revealingSecrets: Bool = false) -> String {
         let redactor = self.redactor
-        var lines = [revealingSecrets ? "\(endpoint): \(cause)" : description]
+        var lines = [revealingSecrets ? "\(endpoint.method.rawValue) \(endpoint.path): \(cause)" : description]
         lines.append("reason: " + (revealingSecrets ? "\(reason)" : redactor.scrub("\(reason)")))
         if let underlyingError {
             let text = revealingSecrets ? String(reflecting: underlyingError) : underlyingErrorDetail(redactor)

@@ -52,7 +52,7 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
         let redactor = Redactor(request: self, collectingSecrets: !revealingSecrets)
         var lines = [
             "\(method) \(revealingSecrets ? url.absoluteString : redactor.url(url))",
-            "endpoint: \(endpoint)",
+            "endpoint: \(revealingSecrets ? "\(endpoint.method.rawValue) \(endpoint.path)" : endpoint.description)",
         ]
         lines += headers.map { "\($0.name): \(revealingSecrets ? $0.value : redactor.headerValue($0))" }
         if let data = body.data, !data.isEmpty {
@@ -184,13 +184,14 @@ extension ResponseBody: CustomStringConvertible, CustomReflectable {
 }
 
 extension APIEndpoint: CustomReflectable {
-    /// A mirror of the declaration with the static headers' secret values masked and the base URL redacted.
+    /// A mirror of the declaration with the static headers' secret values masked, and the path and base URL
+    /// redacted (a declared URL's user info and secret query values masked).
     public var customMirror: Mirror {
         let redactor = Redactor(request: nil, collectingSecrets: false)
         return Mirror(
             self,
             children: [
-                "method": method, "path": path, "host": options.host as Any,
+                "method": method, "path": printablePath, "host": options.host as Any,
                 "baseURL": options.baseURL.map { redactor.redactingURLs(in: $0) } as Any,
                 "encoding": options.encoding as Any, "headers": redactor.headers(options.headers),
                 "timeout": options.timeout as Any, "tags": options.tags, "plugins": options.plugins.count,

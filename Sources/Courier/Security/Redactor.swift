@@ -272,10 +272,15 @@ struct Redactor {
                 }
                 start = previous
             }
-            let end =
+            var end =
                 rest[separator.upperBound...].firstIndex { character in
                     character.isWhitespace || "\"'<>`\\{}|^".contains(character)
                 } ?? rest.endIndex
+            // Punctuation that ends the sentence around a URL (`GET https://h/r?sig=x: unacceptable …`) is not
+            // part of it: kept as text, not masked with the value it follows.
+            while end > separator.upperBound, ":,;.!?)]".contains(rest[rest.index(before: end)]) {
+                end = rest.index(before: end)
+            }
             output += rest[..<start]
             let candidate = String(rest[start..<end])
             if start < separator.lowerBound, let url = URL(string: candidate) {
@@ -286,6 +291,37 @@ struct Redactor {
             rest = rest[end...]
         }
         return output + rest
+    }
+
+    /// A declared path template as it may be printed: the user and password of an absolute URL masked, and the
+    /// values of secret query items and fragment pairs masked (`https://***@h/r.pdf?X-Amz-Signature=***&a=1`).
+    /// Works on the text, so `{placeholders}` stay as written; only the built-in secret names apply (an
+    /// endpoint belongs to no configuration).
+    static func template(_ path: String) -> String {
+        guard path.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" }) else { return path }
+        let redactor = Redactor(request: nil, collectingSecrets: false)
+        var rest = Substring(path)
+        var fragment: Substring?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = rest[rest.index(after: hash)...]
+            rest = rest[..<hash]
+        }
+        var query: Substring?
+        if let question = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: question)...]
+            rest = rest[..<question]
+        }
+        var head = String(rest)
+        if let scheme = head.range(of: "://") {
+            let authorityEnd = head[scheme.upperBound...].firstIndex(of: "/") ?? head.endIndex
+            if let at = head[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                let userInfo = head[scheme.upperBound..<at]
+                head.replaceSubrange(scheme.upperBound..<at, with: userInfo.contains(":") ? "\(mask):\(mask)" : mask)
+            }
+        }
+        if let query { head += "?" + redactor.redactingPairs(String(query)) }
+        if let fragment { head += "#" + redactor.redactingPairs(String(fragment)) }
+        return head
     }
 
     /// A URL that does not parse, with everything after `?` or `@` masked.

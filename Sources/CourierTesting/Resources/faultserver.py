@@ -37,6 +37,8 @@ Routes (any method; parameters in the query string):
                                spelled by the client, repeated ones joined with ", ")
   /redirect?to=URL&status=302  that 3xx status with `Location: URL` (absolute or relative)
   /redirect-loop               302 to itself, forever
+  /redirect-presigned          302 to /headers?X-Amz-Signature=r3direct-SECRET&part=2 (a secret only the server
+                               names, for the conformance suite's secret scan)
   /slow-body?bytes=60&interval=1&stall=-1
                                Content-Length: bytes, then one byte every interval s; with
                                stall=K, nothing more after K bytes (until the client leaves)
@@ -570,6 +572,11 @@ def route(conn, method, target, headers, body):
             raise BadRequest("/redirect needs ?to=URL")
         code = number(query, "status", 302, minimum=300, maximum=399)
         return respond(conn, code, json_body({"redirect": to}), extra=[("Location", to)])
+
+    if path == "/redirect-presigned":
+        # A redirect to a pre-signed URL: its secret comes from the server, not from the request.
+        to = "/headers?X-Amz-Signature=r3direct-SECRET&part=2"
+        return respond(conn, 302, json_body({}), extra=[("Location", to)])
 
     if path == "/redirect-loop":
         return respond(conn, 302, json_body({"redirect": "/redirect-loop"}), extra=[("Location", "/redirect-loop")])
