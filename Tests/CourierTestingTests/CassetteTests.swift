@@ -1,4 +1,4 @@
-import Courier
+@_spi(ExecutorSupport) import Courier
 import Foundation
 import Testing
 
@@ -106,6 +106,27 @@ let unreachable = StubExecutor { request in
         #expect(entries.count == 1)
         #expect(entries.first?["_endpoint"] as? String == "GET /items")
         #expect(text.contains("\n  \"log\" : {"))
+    }
+
+    @Test("startedDateTime has milliseconds, so calls a few milliseconds apart keep their order")
+    func startedDateTimeHasFractionalSeconds() async throws {
+        let folder = CassetteFolder()
+        defer { folder.remove() }
+
+        try await Cassette.local(folder.file(), recordingWith: pageStub()).activate(in: base) {
+            for page in 1...3 { let _: Page = try await Shop.$items.request(with: (page: page, sort: "name")) }
+        }
+
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.file())) as? [String: Any]
+        let entries = try #require((json?["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let started = entries.compactMap { $0["startedDateTime"] as? String }
+        #expect(started.count == 3)
+        for text in started {
+            #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(text)")
+        }
+        let dates = started.compactMap(HAR.date(fromDateTime:))
+        #expect(dates.count == 3 && dates == dates.sorted(), "\(started)")
+        #expect(HAR.date(fromDateTime: "2026-11-27T03:39:59Z") != nil, "a file written without fractions still reads")
     }
 
     @Test func noSecretIsWrittenAndReplayMatchesThroughTheMasks() async throws {

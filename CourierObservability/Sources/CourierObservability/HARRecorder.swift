@@ -80,7 +80,7 @@ extension HAR.Entry {
         let url = masking.url(request.url)
         self.init(
             endpoint: request.endpoint.description,
-            startedDateTime: (started ?? now.date).formatted(.iso8601),
+            startedDateTime: HAR.dateTime(started ?? now.date),
             time: phases.total,
             request: HAR.Request(
                 bodySize: request.body.count ?? -1, headers: HAR.fields(masking.headers(request.headers)),

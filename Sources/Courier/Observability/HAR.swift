@@ -16,6 +16,18 @@ public struct HAR: Codable, Sendable {
         self.log = Log(creator: Creator(name: creator), entries: entries)
     }
 
+    /// `date` as an archive writes it: ISO 8601 in UTC with milliseconds (`2026-11-27T03:39:59.123Z`), as
+    /// HAR 1.2 asks, so that entries a few milliseconds apart keep their order.
+    public static func dateTime(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// The date of a `startedDateTime`, with or without fractional seconds; `nil` when it is not ISO 8601.
+    public static func date(fromDateTime text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date(text, strategy: .iso8601))
+    }
+
     /// The archive's content.
     public struct Log: Codable, Sendable {
         /// The format's version, `1.2`.
@@ -52,7 +64,7 @@ public struct HAR: Codable, Sendable {
     public struct Entry: Codable, Sendable {
         /// The endpoint the request was built from (`_endpoint`).
         public var endpoint: String
-        /// When the exchange started, ISO 8601.
+        /// When the exchange started, ISO 8601 with milliseconds (``HAR/dateTime(_:)``).
         public var startedDateTime: String
         /// How long it took, in milliseconds.
         public var time: Double

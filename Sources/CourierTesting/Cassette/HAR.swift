@@ -29,7 +29,7 @@ extension HAR.Entry {
         let responseBody = HAR.text(of: interaction.responseBody)
         self.init(
             endpoint: interaction.endpoint,
-            startedDateTime: interaction.started.formatted(.iso8601),
+            startedDateTime: HAR.dateTime(interaction.started),
             time: interaction.milliseconds,
             request: HAR.Request(
                 bodySize: interaction.requestBody.count, headers: HAR.fields(interaction.requestHeaders),
@@ -56,7 +56,7 @@ extension HAR.Entry {
             statusCode: response.status, responseHeaders: HAR.headers(response.headers),
             responseBody: try HAR.body(response.content.text, encoding: response.content.encoding))
         interaction.milliseconds = time
-        if let date = try? Date(startedDateTime, strategy: .iso8601) { interaction.started = date }
+        if let date = HAR.date(fromDateTime: startedDateTime) { interaction.started = date }
         return interaction
     }
 }
