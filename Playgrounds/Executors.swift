@@ -109,7 +109,7 @@ enum ExecutorsPage {
         #else
             Console.note(
                 "on a Linux server, swap in `AsyncHTTPClientExecutor()` from the CourierAsyncHTTPClient package "
-                    + "(README, \"Server-side\"): SwiftNIO's HTTP client, the same contract")
+                    + "(README, \"Executors\"): SwiftNIO's HTTP client, the same contract")
         #endif
     }
 }

@@ -129,6 +129,26 @@ let unreachable = StubExecutor { request in
         #expect(HAR.date(fromDateTime: "2026-11-27T03:39:59Z") != nil, "a file written without fractions still reads")
     }
 
+    @Test("A cassette activated without a base URL fails before any I/O; a stub still builds on stub.invalid")
+    func aCassetteWithoutABaseURLFailsBeforeAnyIO() async throws {
+        let folder = CassetteFolder()
+        defer { folder.remove() }
+        let recorder = StubExecutor.json(#"{"page": 1, "names": []}"#)
+
+        let error = await #expect(throws: APIError.self) {
+            try await Cassette.local(folder.file(), recordingWith: recorder).activate(in: APIConfiguration()) {
+                let _: Page = try await Shop.$items.request(with: (page: 1, sort: "name"))
+            }
+        }
+        let page: Page = try await recorder.activate(in: APIConfiguration()) {
+            try await Shop.$items.request(with: (page: 1, sort: "name"))
+        }
+
+        #expect(error?.reason == .invalidRequest(.missingBaseURL))
+        #expect(recorder.requests.map(\.url.host) == ["stub.invalid"], "only the stub's own call was sent")
+        #expect(page.page == 1)
+    }
+
     @Test func noSecretIsWrittenAndReplayMatchesThroughTheMasks() async throws {
         let folder = CassetteFolder()
         defer { folder.remove() }

@@ -16,14 +16,20 @@
 /// }
 /// ```
 ///
+/// A call retried once after a `503` with `Retry-After: 1` prints (the executor's own events, such as
+/// `requestSent`, `responseHeadReceived` and `connection`, come between an attempt's start and its response):
+///
 /// ```
-/// GET /users/{login}: 2 attempts, 503 then 200, 1012.4 ms
+/// GET /users/{login}: 2 attempts, 200, 1004.9 ms
 ///   +0.0 ms      started
 ///   +0.1 ms      built
 ///   +0.2 ms      attemptStarted #1
 ///   +3.0 ms      responseReceived #1 503, 0 bytes
-///   +3.1 ms      retryScheduled #1 wait 1000 ms, Retry-After: 1
-///   ...
+///   +3.1 ms      retryScheduled #1 503, wait 1000.0 ms, status 503, Retry-After: 1
+///   +1003.4 ms   attemptStarted #2
+///   +1004.6 ms   responseReceived #2 200, 48 bytes
+///   +1004.8 ms   decoded #2
+///   +1004.9 ms   finished #2 200
 /// ```
 public struct CallTimeline: Sendable, CustomStringConvertible {
     /// The request the call form built, before the plugins changed it (its endpoint, method, URL, body).

@@ -141,8 +141,9 @@ func readmeTesting() async throws {
 
 /// The cassette snippet proposed for the README's Testing paragraph (compiled here, not run: it records once).
 func readmeCassette() async throws {
+    let shop = APIConfiguration(baseURL: URL(string: "https://shop.example.com"))  // what it records against
     let cassette = Cassette(URL(fileURLWithPath: "Tests/Cassettes/products.har"))  // records once, then replays
-    try await cassette.activate {
+    try await cassette.activate(in: shop) {
         let product: Product = try await Shop.$product.request(with: 42)
         #expect(product.name == "Lamp")
     }

@@ -174,6 +174,31 @@ import Testing
         #expect(text.contains("responseReceived #1 200, 8 bytes"))
     }
 
+    @Test("The description reads as the docs show it (CallTimeline's doc comment, ObservingCalls.md)")
+    func descriptionAsDocumented() async throws {
+        let configuration = configuration(
+            Self.answering([503, 200], headers: ["Retry-After": "0"]), observers: [Recorder()],
+            plugins: [.retry(.default)])
+
+        let response: DecodedResponse<User> = try await Self.user.request(with: 1, using: configuration)
+
+        // The offsets and durations vary from run to run: each is compared as `N.N ms`.
+        let text = try #require(response.timeline).description.replacing(/\d+\.\d ms/, with: "N.N ms")
+        #expect(
+            text == """
+                GET /users/{id}: 2 attempts, 200, N.N ms
+                  +N.N ms      started
+                  +N.N ms      built
+                  +N.N ms      attemptStarted #1
+                  +N.N ms      responseReceived #1 503, 0 bytes
+                  +N.N ms      retryScheduled #1 503, wait N.N ms, status 503, Retry-After: 0
+                  +N.N ms      attemptStarted #2
+                  +N.N ms      responseReceived #2 200, 8 bytes
+                  +N.N ms      decoded #2
+                  +N.N ms      finished #2 200
+                """)
+    }
+
     @Test("A download and a stream record their calls too: the attempt, then the end")
     func transfers() async throws {
         let observer = Recorder()

@@ -4,8 +4,8 @@ import Foundation
 import Logging
 import Testing
 
-/// The README's "Server-side" examples (```swift CourierAsyncHTTPClient blocks), compiled and run.
-@Suite("README: Server-side")
+/// The README's "Executors" examples (```swift CourierAsyncHTTPClient blocks), compiled and run.
+@Suite("README: Executors")
 struct ReadmeServerSideExample {
     @Test("The two-line set-up installs the executor; the plugins line adds tracing and logging")
     func setUp() throws {
