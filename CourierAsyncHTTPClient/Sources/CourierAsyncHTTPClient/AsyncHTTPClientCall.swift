@@ -286,7 +286,7 @@ final class AsyncHTTPClientCall: Sendable {
         }
         return APIError(
             TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
-            underlyingError: error)
+            underlyingError: ConnectionFailure.describable(error))
     }
 
     func error(for stop: Stop) -> APIError {
