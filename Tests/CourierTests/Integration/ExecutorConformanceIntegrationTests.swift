@@ -34,7 +34,10 @@ struct ExecutorConformanceIntegrationTests {
         }
     }
 
-    @Test("URLSessionExecutor passes with cookies for the servers' host in its cookie store", arguments: checks)
+    // One check at a time: the run above already loads the servers and both cores with every check at once.
+    @Test(
+        "URLSessionExecutor passes with cookies for the servers' host in its cookie store", .serialized,
+        arguments: checks)
     func withCookies(_ check: ExecutorConformance.Check) async throws {
         // GIVEN an executor over a store of its own (the shared one is the whole test process's) that holds cookies
         // for the host of the fault server and httpbin, one named like the redirect check's own Cookie pair
