@@ -100,7 +100,10 @@ struct ConnectionFailure: Error, CustomStringConvertible {
             return "\(reason(errno: error.errnoCode)), errno \(error.errnoCode)"
         case let error as NIOConnectionError:
             if let dns = error.dnsAError ?? error.dnsAAAAError { return "\(error.host): \(text(dns))" }
-            let attempts = error.connectionErrors.map { "\($0.target.ipAddress ?? error.host): \(text($0.error))" }
+            let attempts = error.connectionErrors.map { failure in
+                let host = failure.target.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? error.host
+                return "\(host):\(failure.target.port ?? error.port): \(text(failure.error))"
+            }
             return attempts.isEmpty ? "\(error.host):\(error.port)" : attempts.joined(separator: "; ")
         default:
             return String(describing: error)
