@@ -90,12 +90,16 @@ public struct ExecutorConformance: Sendable {
         case redirectsNotFollowed
         /// Before a hop to another host or port every credential is removed (`Authorization`, `Cookie`,
         /// `X-API-Key`, and the request's ``/Courier/APIRequest/sensitiveNames``); on the same origin they stay.
+        /// Of the `Cookie` field only the request's own pair counts: cookies the executor adds from its own store
+        /// follow that store's rules (RFC 6265 binds a cookie to a host, not to a port), so the check passes or
+        /// fails alike whatever the store holds.
         case redirectCredentialsRemoved
         /// Too many hops, and a hop the policy refuses, fail with
         /// ``/Courier/APIError/TransportProblem/redirectRefused(_:)``.
         case redirectsRefused
         /// The timeout bounds the whole call: a server that sends its head late, or its body a byte at a
-        /// time, fails with ``/Courier/APIError/TransportProblem/timedOut`` close to the timeout.
+        /// time, fails with ``/Courier/APIError/TransportProblem/timedOut`` close to the timeout (a timeout of
+        /// 4 s, within a quarter of it plus 1.5 s: an executor that waits twice the timeout fails).
         case timeoutIsDeadline
         /// Cancelling the calling task ends the call within a second, while it waits for the head or for the
         /// body, with ``/Courier/APIError/TransportProblem/cancelled``.

@@ -149,8 +149,8 @@ final class AsyncHTTPClientCall: Sendable {
     /// The status codes that redirect (with a `Location`).
     static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The request of one hop as an `HTTPClientRequest`, with the jar's cookies for its URL (after the request's
-    /// own `Cookie` field, when it has one that this hop kept).
+    /// The request of one hop as an `HTTPClientRequest`, with the jar's cookies for its URL merged into the
+    /// request's own `Cookie` field, when it has one that this hop kept (see `CookieJar`).
     private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
         var http = HTTPClientRequest(url: hop.url.absoluteString)
         http.method = NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue)
@@ -158,13 +158,11 @@ final class AsyncHTTPClientCall: Sendable {
         for field in hop.headers {
             http.headers.add(name: field.name.rawValue, value: field.value)
         }
-        if let cookies, let stored = cookies.cookieField(for: hop.url) {
+        if let cookies {
+            // One `Cookie` field (RFC 6265 §5.4): the hop's own pairs, which win on a name clash, then the jar's.
             let own = http.headers["Cookie"]
-            if !own.isEmpty {
-                // One `Cookie` field (RFC 6265 §5.4): the request's own, then the jar's.
-                http.headers.replaceOrAdd(name: "Cookie", value: (own + [stored]).joined(separator: "; "))
-            } else {
-                http.headers.add(name: "Cookie", value: stored)
+            if let field = cookies.cookieField(for: hop.url, merging: own) {
+                http.headers.replaceOrAdd(name: "Cookie", value: field)
             }
         }
         http.body = try makeBody(hop.body)
@@ -288,7 +286,7 @@ final class AsyncHTTPClientCall: Sendable {
         }
         return APIError(
             TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
-            underlyingError: error)
+            underlyingError: ConnectionFailure.describable(error))
     }
 
     func error(for stop: Stop) -> APIError {

@@ -38,7 +38,8 @@ import Tracing
 ///   that breaks (a truncated body, a server that sends a bare status line and closes) is
 ///   `.connectionLost`, a malformed response is `.other` with the parser's error, TLS failures are
 ///   `.secureConnectionFailed`. The underlying SwiftNIO or AsyncHTTPClient error is the
-///   `APIError.underlyingError`.
+///   `APIError.underlyingError`; a failed system call of the connection (SwiftNIO's `IOError`, and its
+///   `NIOConnectionError`) is wrapped in an error that describes it as `connection refused, errno 111`.
 ///
 /// Repeated header fields keep their order and stay separate, in requests and in responses.
 ///

@@ -78,3 +78,49 @@ enum TransportClassifier {
         }
     }
 }
+
+/// A failed system call of a connection (`connect`, `read`, `write`), with a description of its own: SwiftNIO's
+/// text for it closes a parenthesis it never opened (`connection reset (error set): Connection refused) (errno:
+/// 111)`), and Courier shows the underlying error in parentheses after the reason. This one reads `connection
+/// refused, errno 111`; a `NIOConnectionError` (every address tried) lists each address with its failure.
+struct ConnectionFailure: Error, CustomStringConvertible {
+    /// SwiftNIO's error: an `IOError` or a `NIOConnectionError`.
+    let underlying: any Error
+
+    /// `error` itself, or wrapped when SwiftNIO would describe it with unbalanced parentheses.
+    static func describable(_ error: any Error) -> any Error {
+        error is IOError || error is NIOConnectionError ? ConnectionFailure(underlying: error) : error
+    }
+
+    var description: String { Self.text(underlying) }
+
+    private static func text(_ error: any Error) -> String {
+        switch error {
+        case let error as IOError:
+            return "\(reason(errno: error.errnoCode)), errno \(error.errnoCode)"
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError { return "\(error.host): \(text(dns))" }
+            let attempts = error.connectionErrors.map { failure in
+                let host = failure.target.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? error.host
+                return "\(host):\(failure.target.port ?? error.port): \(text(failure.error))"
+            }
+            return attempts.isEmpty ? "\(error.host):\(error.port)" : attempts.joined(separator: "; ")
+        default:
+            return String(describing: error)
+        }
+    }
+
+    private static func reason(errno code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: "connection refused"
+        case ECONNRESET: "connection reset by peer"
+        case ECONNABORTED: "connection aborted"
+        case EPIPE: "broken pipe"
+        case ETIMEDOUT: "timed out"
+        case ENETUNREACH: "network unreachable"
+        case EHOSTUNREACH: "host unreachable"
+        case EADDRNOTAVAIL: "address not available"
+        default: "system call failed"
+        }
+    }
+}

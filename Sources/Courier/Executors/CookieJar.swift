@@ -8,12 +8,16 @@ import Foundation
 /// (domain, path, `Secure`, expiry, accept policy): it stores the cookies a response sets and gives the `Cookie`
 /// field for each request or redirect hop.
 ///
-/// ``URLSessionExecutor`` uses it on Linux, where FoundationNetworking would parse every header line of every
-/// response for cookies (tens of thousands of instructions per line): its sessions accept none
-/// (`httpCookieAcceptPolicy = .never`; URLSession still sends them) and each response is handed to the jar, which
-/// parses its `Set-Cookie` fields once. `AsyncHTTPClientExecutor` uses it for both: it stores the cookies of every
-/// hop's response and sets each hop's `Cookie` field, so that a redirect to another origin carries only the
-/// cookies whose domain matches it. Cookies are stored as FoundationNetworking stores them
+/// Both shipped executors send cookies through it, so that they send the same field: the jar's cookies for the
+/// hop's URL (by domain and path; a cookie is not bound to a port, RFC 6265 §8.5), merged into the request's own
+/// `Cookie` field, whose pairs win on a name clash (``cookieField(for:merging:)``). The request's own field is a
+/// credential: it is removed on a hop to another origin, while the jar's cookies follow their own rules on every
+/// hop. ``URLSessionExecutor``'s sessions set no cookies themselves (`httpShouldSetCookies == false`: on Linux
+/// FoundationNetworking would replace the request's own field with the storage's), and on Linux they store none
+/// either (`httpCookieAcceptPolicy == .never`: FoundationNetworking would parse every header line of every
+/// response for cookies, tens of thousands of instructions per line); the jar parses each response's
+/// `Set-Cookie` fields once. `AsyncHTTPClientExecutor` stores the cookies of every hop's response and sets each
+/// hop's `Cookie` field. Cookies are stored as FoundationNetworking stores them
 /// (`HTTPCookie.cookies(withResponseHeaderFields:for:)`, then `setCookies(_:for:mainDocumentURL:)`, which applies
 /// the storage's accept policy) and sent as it sends them (`cookies(for:)`, then
 /// `HTTPCookie.requestHeaderFields(with:)`).
@@ -30,14 +34,28 @@ public final class CookieJar: Sendable {
         self.storage = LockedBox(storage)
     }
 
-    /// The configuration for a new session, and the jar that stores its cookies: a copy of `configuration` that
-    /// accepts no cookies itself, unless `configuration` accepts none already (or cannot be copied).
-    static func taking(_ configuration: URLSessionConfiguration) -> (URLSessionConfiguration, CookieJar?) {
-        guard configuration.httpCookieAcceptPolicy != .never,
+    /// The configuration for a new session that sets no cookies itself, with the jar that sends them for it (when
+    /// `configuration` sends cookies), and the jar that stores the cookies of its responses (on Linux, when
+    /// `configuration` accepts cookies: the session then accepts none itself). `configuration` itself is left as it
+    /// was; one that cannot be copied is used as it is, with no jar.
+    static func taking(
+        _ configuration: URLSessionConfiguration
+    ) -> (configuration: URLSessionConfiguration, sending: CookieJar?, storing: CookieJar?) {
+        guard let storage = configuration.httpCookieStorage,
+            configuration.httpShouldSetCookies || configuration.httpCookieAcceptPolicy != .never,
             let own = configuration.copy() as? URLSessionConfiguration
-        else { return (configuration, nil) }
-        own.httpCookieAcceptPolicy = .never
-        return (own, own.httpCookieStorage.map(CookieJar.init))
+        else { return (configuration, nil, nil) }
+        let jar = CookieJar(storage)
+        let sending = configuration.httpShouldSetCookies ? jar : nil
+        own.httpShouldSetCookies = false
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            let storing = configuration.httpCookieAcceptPolicy != .never ? jar : nil
+            own.httpCookieAcceptPolicy = .never
+        #else
+            // Apple platforms store the cookies of responses in the session, at no extra cost.
+            let storing: CookieJar? = nil
+        #endif
+        return (own, sending, storing)
     }
 
     /// Stores the cookies that `response` sets, if any.
@@ -75,6 +93,29 @@ public final class CookieJar: Sendable {
         }
         guard !cookies.isEmpty else { return nil }
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    /// The one `Cookie` field to send with a request to `url` whose own `Cookie` fields are `own` (none when it has
+    /// none, or when a hop to another origin removed them), `nil` when no cookie goes: the request's own pairs
+    /// first, in order, then the jar's (``cookieField(for:)``) whose names the request's own pairs do not have (the
+    /// caller's value wins on a name clash).
+    public func cookieField(for url: URL, merging own: [String]) -> String? {
+        let stored = cookieField(for: url)
+        guard !own.isEmpty else { return stored }
+        var pairs = own.flatMap { Self.pairs(in: $0) }
+        let names = Set(pairs.map(Self.name(of:)))
+        pairs += Self.pairs(in: stored ?? "").filter { !names.contains(Self.name(of: $0)) }
+        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
+    }
+
+    /// The `name=value` pairs of a `Cookie` field, trimmed, without empty ones.
+    static func pairs(in field: String) -> [String] {
+        field.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The name of a `name=value` pair (the whole pair when it has no `=`).
+    static func name(of pair: String) -> Substring {
+        pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(pair)
     }
 
     /// Whether a request's `path` path-matches a cookie's `cookiePath` (RFC 6265 §5.1.4): the same, or under it.

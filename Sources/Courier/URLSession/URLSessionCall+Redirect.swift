@@ -40,6 +40,7 @@ extension URLSessionCall {
         next.url = url
         if let data = request.body.data { next.httpBody = data }
         if crossOrigin { removeCredentials(from: &next) }
+        setCookieField(of: &next, crossingOrigin: crossOrigin)
         state.withLock { $0.nextHop = next }
     }
 

@@ -44,6 +44,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var body = Data()
         var received = 0
         var redirects = 0
+        /// Whether a hop went to another origin: the request's own `Cookie` field was then left behind.
+        var crossedOrigin = false
         /// The `401` whose challenge was declined (Linux): the task is then cancelled, and this is its response.
         var declinedChallenge: HTTPURLResponse?
         /// The response whose head the session reported (reading `task.response` at the end costs a queue hop).
@@ -74,16 +76,33 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     let reportsEvents: Bool
     /// Where the cookies of responses go when the session leaves them to the executor (see ``CookieJar``).
     private let cookies: CookieJar?
+    /// Where the `Cookie` field of each hop comes from when the session leaves it to the executor.
+    private let sentCookies: CookieJar?
     let state = LockedBox(State())
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
     #endif
 
-    init(request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil) {
+    init(request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil, sentCookies: CookieJar? = nil) {
         self.request = request
         self.reportsEvents = reportsEvents
         self.cookies = cookies
+        self.sentCookies = sentCookies
+    }
+
+    /// Sets the `Cookie` field of `urlRequest`, the first request or a redirect hop of this call, when the executor
+    /// sends cookies for the session: the request's own pairs (left behind from the first hop to another origin on,
+    /// with the other credentials) merged with the jar's cookies for the hop's URL (see ``CookieJar``).
+    func setCookieField(of urlRequest: inout URLRequest, crossingOrigin: Bool) {
+        guard let sentCookies, let url = urlRequest.url else { return }
+        let crossed = state.withLock { state -> Bool in
+            if crossingOrigin { state.crossedOrigin = true }
+            return state.crossedOrigin
+        }
+        let own = crossed ? [] : request.headers.values(for: .cookie)
+        urlRequest.httpShouldHandleCookies = false
+        urlRequest.setValue(sentCookies.cookieField(for: url, merging: own), forHTTPHeaderField: "Cookie")
     }
 
     /// Sends `urlRequest` on `session` and returns the body and the response.
@@ -596,6 +615,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             request.recordRedirect(hop)
             var next = newRequest
             if hop.isCrossOrigin { removeCredentials(from: &next) }
+            setCookieField(of: &next, crossingOrigin: hop.isCrossOrigin)
             state.withLock { state in
                 // A redirect's own body is not part of the response.
                 state.body = Data()

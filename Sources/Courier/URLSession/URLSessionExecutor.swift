@@ -44,7 +44,12 @@ import Foundation
 /// tasks of your own with completion handlers that block to ``session``. On Linux the executor also stores the
 /// cookies of responses in the configuration's `httpCookieStorage` itself, once per response (FoundationNetworking
 /// parses every header line for cookies, which costs more than the rest of a call), so its session's
-/// configuration says `httpCookieAcceptPolicy == .never`; cookies are still sent as before.
+/// configuration says `httpCookieAcceptPolicy == .never`. Sessions this executor creates send cookies as
+/// `AsyncHTTPClientExecutor` does, from the configuration's `httpCookieStorage` (their configuration says
+/// `httpShouldSetCookies == false`): one `Cookie` field per request and redirect hop, the request's own pairs
+/// (which win on a name clash) and the storage's cookies whose domain and path match the hop's URL; a hop to
+/// another origin loses the request's own pairs, not the storage's. A session passed to ``init(session:)`` sets
+/// cookies as URLSession does.
 ///
 /// The sessions of ``shared`` and ``init(timeout:)`` have no `URLCache` (`urlCache = nil`,
 /// `requestCachePolicy = .reloadIgnoringLocalCacheData`): Courier caches with ``ResponseCache`` (see
@@ -61,6 +66,9 @@ public struct URLSessionExecutor: APIExecutor {
     /// Whether the session's delegate is this executor's own, which reports every task event to the task's
     /// call; `false` for a session passed to ``init(session:)``.
     private let reportsEvents: Bool
+    /// Where the executor takes the `Cookie` field of each request and hop from, instead of the session; `nil` for
+    /// a session passed to ``init(session:)`` (see ``CookieJar``).
+    private let sentCookies: CookieJar?
     /// Where the executor stores the cookies of responses itself, instead of the session (Linux; see ``CookieJar``).
     private let cookies: CookieJar?
 
@@ -68,21 +76,22 @@ public struct URLSessionExecutor: APIExecutor {
     public init(session: URLSession) {
         self.session = session
         self.reportsEvents = false
+        self.sentCookies = nil
         self.cookies = nil
     }
 
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
+        let (own, sending, storing) = CookieJar.taking(configuration)
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            let (own, cookies) = CookieJar.taking(configuration)
             self.session = URLSession(
                 configuration: own, delegate: SessionEvents(), delegateQueue: InlineOperationQueue())
-            self.cookies = cookies
         #else
             // Apple platforms deliver every event to the task's own delegate; the session needs none.
-            self.session = URLSession(configuration: configuration)
-            self.cookies = nil
+            self.session = URLSession(configuration: own)
         #endif
+        self.sentCookies = sending
+        self.cookies = storing
         self.reportsEvents = true
     }
 
@@ -122,7 +131,9 @@ public struct URLSessionExecutor: APIExecutor {
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
-        let call = URLSessionCall(request: request, reportsEvents: reportsEvents, cookies: cookies)
+        let call = URLSessionCall(
+            request: request, reportsEvents: reportsEvents, cookies: cookies, sentCookies: sentCookies)
+        call.setCookieField(of: &urlRequest, crossingOrigin: false)
         let (body, response) = try await call.run(urlRequest, on: session)
         return APIResponse(
             statusCode: response.statusCode,
@@ -280,12 +291,14 @@ extension HTTPHeaders {
 
 @_spi(ExecutorSupport)
 extension URLSessionExecutor: CookieSendingExecutor {
-    /// The `Cookie` field the session adds to a request for `url` from its cookie storage, if any: a credential
+    /// The `Cookie` field the executor adds to a request for `url` from its cookie storage, if any: a credential
     /// the cache keys on (the cache sits before the executor and does not see the field otherwise).
     public func cookieField(for url: URL) -> String? {
+        if let sentCookies { return sentCookies.cookieField(for: url) }
+        // A session passed to init(session:) sets its cookies itself.
         let configuration = session.configuration
-        guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
-            let cookies = storage.cookies(for: url), !cookies.isEmpty
+        guard configuration.httpShouldSetCookies,
+            let storage = configuration.httpCookieStorage, let cookies = storage.cookies(for: url), !cookies.isEmpty
         else { return nil }
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
     }

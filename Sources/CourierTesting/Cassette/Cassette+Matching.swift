@@ -57,41 +57,84 @@ extension Cassette {
 }
 
 extension Cassette.Matching {
-    /// The first difference between `incoming` (the request half, masked) and `recorded`, and how far the
-    /// comparison got before it (a higher rank is closer); `nil` when they match.
+    /// How close a recorded interaction is to a request it does not answer. Stages are compared in order (method,
+    /// endpoint, path, query items, named headers, body, predicate); the later the first difference, the closer.
+    /// Within that stage, the less differs the closer (segments of the path, query names, JSON members and
+    /// items: a value that differs counts 1, one that only one side has counts 2); then the more of the later
+    /// stages agree, the closer (a `DELETE` of a recorded `GET`'s path is closer to that `GET` than to a `POST`
+    /// elsewhere). On a tie the first recorded is the closest.
+    struct Closeness: Comparable {
+        /// The stage of the first difference.
+        var stage: Int
+        /// How much differs at that stage.
+        var distance: Int
+        /// How many of the later stages agree.
+        var agreeing: Int
+
+        static func < (lhs: Closeness, rhs: Closeness) -> Bool {
+            (lhs.stage, -lhs.distance, lhs.agreeing) < (rhs.stage, -rhs.distance, rhs.agreeing)
+        }
+    }
+
+    /// The first difference between `incoming` (the request half, masked) and `recorded`, and how close
+    /// `recorded` is (see ``Closeness``); `nil` when they match.
     func difference(
         _ incoming: Cassette.Interaction, request: APIRequest, _ recorded: Cassette.Interaction
-    ) -> (rank: Int, text: String)? {
+    ) -> (closeness: Closeness, text: String)? {
+        func found(_ stage: Int, _ distance: Int, _ text: String) -> (closeness: Closeness, text: String) {
+            (Closeness(stage: stage, distance: distance, agreeing: agreeing(incoming, recorded, after: stage)), text)
+        }
         if incoming.method != recorded.method {
-            return (0, "method: \(incoming.method) vs \(recorded.method)")
+            return found(0, 1, "method: \(incoming.method) vs \(recorded.method)")
         }
         if incoming.endpoint != recorded.endpoint {
-            return (1, "endpoint: \(incoming.endpoint) vs \(recorded.endpoint)")
+            return found(1, 1, "endpoint: \(incoming.endpoint) vs \(recorded.endpoint)")
         }
         if incoming.path != recorded.path {
-            return (2, "path: \(incoming.path) vs \(recorded.path)")
+            let distance = Self.pathDistance(incoming.path, recorded.path)
+            return found(2, distance, "path: \(incoming.path) vs \(recorded.path)")
         }
-        if let text = queryDifference(incoming.queryItems, recorded.queryItems) {
-            return (3, text)
+        if let (distance, text) = queryDifference(incoming.queryItems, recorded.queryItems) {
+            return found(3, distance, text)
         }
-        for name in headers.sorted(by: { $0.rawValue.lowercased() < $1.rawValue.lowercased() }) {
+        let named = headers.sorted(by: { $0.rawValue.lowercased() < $1.rawValue.lowercased() }).compactMap { name in
             let mine = incoming.requestHeaders.values(for: name)
             let theirs = recorded.requestHeaders.values(for: name)
-            if mine != theirs {
-                return (4, "header `\(name)`: \(Self.listed(mine)) vs \(Self.listed(theirs))")
-            }
+            return mine == theirs ? nil : "header `\(name)`: \(Self.listed(mine)) vs \(Self.listed(theirs))"
+        }
+        if let first = named.first {
+            return found(4, named.count, first)
         }
         if comparesBodies, let text = BodyComparison.difference(incoming.requestBody, recorded.requestBody) {
-            return (5, text)
+            return found(5, BodyComparison.distance(incoming.requestBody, recorded.requestBody), text)
         }
         if let predicate, !predicate(request, recorded) {
-            return (6, "the matching predicate refused it")
+            return found(6, 0, "the matching predicate refused it")
         }
         return nil
     }
 
-    /// The first query name whose values differ, ignoring order and ``ignoredQueryItems``.
-    private func queryDifference(_ incoming: [URLQueryItem], _ recorded: [URLQueryItem]) -> String? {
+    /// How many of the stages after `stage` agree: the path template, the path, the query items, the body.
+    private func agreeing(_ incoming: Cassette.Interaction, _ recorded: Cassette.Interaction, after stage: Int) -> Int {
+        func template(_ endpoint: String) -> Substring { endpoint.split(separator: " ", maxSplits: 1).last ?? "" }
+        var agreeing = 0
+        if stage < 1, template(incoming.endpoint) == template(recorded.endpoint) { agreeing += 1 }
+        if stage < 2, incoming.path == recorded.path { agreeing += 1 }
+        if stage < 3, queryDifference(incoming.queryItems, recorded.queryItems) == nil { agreeing += 1 }
+        if stage < 5, !comparesBodies || incoming.requestBody == recorded.requestBody { agreeing += 1 }
+        return agreeing
+    }
+
+    /// The segments that differ between two paths, and two for each segment only one of them has.
+    static func pathDistance(_ incoming: String, _ recorded: String) -> Int {
+        let mine = incoming.split(separator: "/", omittingEmptySubsequences: false)
+        let theirs = recorded.split(separator: "/", omittingEmptySubsequences: false)
+        return zip(mine, theirs).filter { $0 != $1 }.count + 2 * abs(mine.count - theirs.count)
+    }
+
+    /// The first query name whose values differ, ignoring order and ``ignoredQueryItems``, and how many differ (a
+    /// name with other values counts 1, a name only one side has counts 2).
+    private func queryDifference(_ incoming: [URLQueryItem], _ recorded: [URLQueryItem]) -> (Int, String)? {
         func values(_ items: [URLQueryItem]) -> [String: [String]] {
             var values: [String: [String]] = [:]
             for item in items where !ignoredQueryItems.contains(item.name) {
@@ -104,7 +147,13 @@ extension Cassette.Matching {
         guard mine != theirs else { return nil }
         let names = (incoming + recorded).map(\.name)
         guard let name = names.first(where: { mine[$0] != theirs[$0] }) else { return nil }
-        return "query `\(name)`: \(Self.listed(mine[name] ?? [])) vs \(Self.listed(theirs[name] ?? []))"
+        let distance = Set(mine.keys).union(theirs.keys).reduce(0) { total, name in
+            switch (mine[name], theirs[name]) {
+            case (let left?, let right?): total + (left == right ? 0 : 1)
+            default: total + 2
+            }
+        }
+        return (distance, "query `\(name)`: \(Self.listed(mine[name] ?? [])) vs \(Self.listed(theirs[name] ?? []))")
     }
 
     /// Values as a difference prints them: `none`, one value, or a list.
@@ -126,6 +175,27 @@ enum BodyComparison {
             return difference(mine, theirs, at: "")
         }
         return "body: \(summary(incoming)) vs \(summary(recorded))"
+    }
+
+    /// How much differs between two bodies: for JSON, each member or item with another value counts 1 and each
+    /// that only one side has counts 2 (at any depth); other bodies count 1 when they differ.
+    static func distance(_ incoming: Data, _ recorded: Data) -> Int {
+        guard incoming != recorded else { return 0 }
+        guard let mine = json(incoming), let theirs = json(recorded) else { return 1 }
+        return distance(mine, theirs)
+    }
+
+    private static func distance(_ mine: Any, _ theirs: Any) -> Int {
+        if let mine = mine as? [String: Any], let theirs = theirs as? [String: Any] {
+            return Set(mine.keys).union(theirs.keys).reduce(0) { total, key in
+                guard let value = mine[key], let other = theirs[key] else { return total + 2 }
+                return total + distance(value, other)
+            }
+        }
+        if let mine = mine as? [Any], let theirs = theirs as? [Any] {
+            return zip(mine, theirs).reduce(2 * abs(mine.count - theirs.count)) { $0 + distance($1.0, $1.1) }
+        }
+        return canonical(mine) == canonical(theirs) ? 0 : 1
     }
 
     private static func json(_ data: Data) -> Any? {

@@ -40,7 +40,7 @@ final class CassetteStore: Sendable {
         try state.withLock { state in
             if !state.loaded { try load(&state, for: request) }
             if mode == .all || (mode == .once && !state.existed) { return .record }
-            var closest: (index: Int, rank: Int, text: String)?
+            var closest: (index: Int, closeness: Cassette.Matching.Closeness, text: String)?
             var alreadyReplayed = 0
             for (index, recorded) in state.recorded.enumerated() {
                 guard let difference = matching.difference(key, request: request, recorded) else {
@@ -51,7 +51,10 @@ final class CassetteStore: Sendable {
                     state.replayed[index] = true
                     return .replay(recorded)
                 }
-                if difference.rank > (closest?.rank ?? -1) { closest = (index, difference.rank, difference.text) }
+                // The closest, and of equally close ones the first recorded.
+                if closest.map({ difference.closeness > $0.closeness }) ?? true {
+                    closest = (index, difference.closeness, difference.text)
+                }
             }
             if mode == .newEpisodes { return .record }
             throw APIError(

@@ -152,6 +152,12 @@ struct LargeUploadIntegrationTests {
         #expect(!formReport.chunked)
         #expect(formReport.contentLength == String(formReport.bytes))
         #expect(try #require(form.peakRSSBytes) < Self.bound(form), "\(form)")
-        print("large uploads, \(Self.megabytes) MiB: file \(plain); multipart \(form)")
+        // The probe's own line counts the bytes of the response (the sink's short report): name the upload's.
+        func line(_ report: Probe.Report, uploaded bytes: Int) -> String {
+            "\(bytes) bytes uploaded in \(report.seconds) s, peak RSS \((report.peakRSSBytes ?? 0) / 1_048_576) MiB"
+        }
+        print(
+            "large uploads, \(Self.megabytes) MiB: file \(line(plain, uploaded: plainReport.bytes)); "
+                + "multipart \(line(form, uploaded: formReport.bytes))")
     }
 }

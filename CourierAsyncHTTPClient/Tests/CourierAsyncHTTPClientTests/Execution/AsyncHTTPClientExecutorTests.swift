@@ -34,6 +34,31 @@ struct AsyncHTTPClientExecutorTests {
         #expect(model.slideshow.author == "Yours Truly")
     }
 
+    @Test(
+        "A refused connection is .cannotConnect, and its text says so with balanced parentheses",
+        arguments: CookieTests.Executor.allCases)
+    func refusedConnectionText(_ executorKind: CookieTests.Executor) async throws {
+        // GIVEN a port nothing listens on (port 1 of loopback: refused at once)
+        let refused = APIConfiguration(baseURL: URL(string: "http://127.0.0.1:1"), executor: executorKind.make().0)
+
+        // WHEN a call goes there
+        let error = await #expect(throws: APIError.self) { try await GET<Void>("/get").request(using: refused) as Data }
+
+        // THEN it cannot connect, and every parenthesis of its description is closed once, after it was opened
+        #expect(error?.reason == .transport(.cannotConnect))
+        let text = String(describing: try #require(error))
+        var depth = 0
+        var lowest = 0
+        for character in text where character == "(" || character == ")" {
+            depth += character == "(" ? 1 : -1
+            lowest = min(lowest, depth)
+        }
+        #expect(depth == 0 && lowest == 0, "\(text)")
+        if executorKind == .asyncHTTPClient {
+            #expect(text.contains("could not connect to the server (connection refused, errno "), "\(text)")
+        }
+    }
+
     @Test("clientConfiguration drops a no-op tracer (its spans record nothing) but keeps a real one")
     func clientConfigurationTracer() {
         var noOp = HTTPClient.Configuration()

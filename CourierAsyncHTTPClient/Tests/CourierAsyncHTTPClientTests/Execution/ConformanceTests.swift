@@ -1,7 +1,13 @@
 import AsyncHTTPClient
+@_spi(ExecutorSupport) import Courier
 import CourierAsyncHTTPClient
 import CourierTesting
+import Foundation
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// CourierTesting's executor conformance suite, every check, for `AsyncHTTPClientExecutor`: with the shared
 /// client, and with a client of the test's own made from `clientConfiguration(_:)`.
@@ -13,6 +19,24 @@ struct ConformanceTests {
 
         let failures = await suite.run(check)
 
+        #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
+    }
+
+    @Test(
+        "The executor passes with cookies for the servers' host in its storage",
+        arguments: ExecutorConformance.Check.allCases)
+    func withCookies(_ check: ExecutorConformance.Check) async throws {
+        // GIVEN a storage of the test's own (HTTPCookieStorage.shared is the whole process's) with two cookies for
+        // the servers' host, one named like the Cookie pair of the redirect check
+        let servers = try Servers.required()
+        let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "courier-ahc-\(UUID())")
+        storage.cookieAcceptPolicy = .always
+        CookieJar(storage).store(setCookieFields: ["session=jar; Path=/", "jar=j1; Path=/"], from: servers.faultServer)
+        try #require(storage.cookies?.count == 2)
+        let suite = ExecutorConformance(executor: AsyncHTTPClientExecutor(cookies: storage), servers: servers)
+
+        // WHEN the check runs, THEN it passes
+        let failures = await suite.run(check)
         #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
     }
 
@@ -28,5 +52,23 @@ struct ConformanceTests {
         try await client.shutdown()
 
         #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
+    }
+
+    @Test("timeoutIsDeadline fails the executor when it is handed twice the timeout")
+    func twiceTheTimeoutFails() async throws {
+        // GIVEN an executor that gives AsyncHTTPClientExecutor each request with twice its timeout
+        let lenient = StubExecutor { request in
+            var request = request
+            request.timeout = request.timeout * 2
+            return try await AsyncHTTPClientExecutor().execute(request)
+        }
+        let suite = ExecutorConformance(executor: lenient, servers: try Servers.required())
+
+        // WHEN the deadline check runs
+        let failures = await suite.run(.timeoutIsDeadline)
+
+        // THEN both of its calls fail it (the executor itself passes it: sharedClient(_:))
+        #expect(failures.count == 2, "\(failures.map(\.description).joined(separator: "\n"))")
+        #expect(failures.allSatisfy { $0.check == .timeoutIsDeadline && $0.message.contains("ended after") })
     }
 }

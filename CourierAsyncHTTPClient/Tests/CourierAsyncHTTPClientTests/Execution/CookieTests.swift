@@ -9,7 +9,8 @@ import Testing
 
 /// `AsyncHTTPClientExecutor` keeps cookies as `URLSessionExecutor` does: a cookie a response sets (a redirect hop's
 /// too) is stored in the executor's `HTTPCookieStorage` and sent, by the storage's domain and path rules, on every
-/// later request and hop; a redirect to another origin carries only the cookies whose domain matches it.
+/// later request and hop, in one `Cookie` field with the request's own pairs (which win on a name clash); a redirect
+/// to another origin leaves the request's own pairs behind and carries only the cookies whose domain matches it.
 @Suite("AsyncHTTPClientExecutor cookies", .servers)
 struct CookieTests {
     /// What httpbin's `/anything` echoes.
@@ -84,11 +85,9 @@ struct CookieTests {
         #expect(storage.cookies?.map(\.name) == ["name"])
     }
 
-    // AsyncHTTPClientExecutor only: URLSessionExecutor on Linux sends what FoundationNetworking's storage gives for
-    // the domain, whatever the path.
-    @Test("A cookie is stored, then sent by its path: under it, not beside it")
-    func storedAndSentByPath() async throws {
-        let (executor, _) = Executor.asyncHTTPClient.make()
+    @Test("A cookie is stored, then sent by its path: under it, not beside it", arguments: Executor.allCases)
+    func storedAndSentByPath(_ executorKind: Executor) async throws {
+        let (executor, _) = executorKind.make()
         let configuration = APIConfiguration(baseURL: try Servers.required().httpbin, executor: executor)
 
         _ = try await Self.setCookie.request(with: "scoped=s1; Path=/anything/in", using: configuration) as Data
@@ -121,28 +120,42 @@ struct CookieTests {
         let otherPort: Headers = try await redirect.request(
             with: servers.faultServerOtherPort.appendingPathComponent("headers").absoluteString, using: fault)
 
-        // THEN the cookie goes where its domain matches (cookies ignore ports), and nowhere else
+        // THEN the cookie goes where its domain matches (cookies ignore ports, RFC 6265 §8.5), and nowhere else
         #expect(Self.cookie(in: same) == "jar=j1")
         #expect(Self.cookie(in: otherHost) == nil)
-        // URLSessionExecutor on Linux was seen to send no stored cookie on a hop to another port: stricter, no leak.
-        if executorKind == .asyncHTTPClient { #expect(Self.cookie(in: otherPort) == "jar=j1") }
+        #expect(Self.cookie(in: otherPort) == "jar=j1")
     }
 
-    @Test("A request's own Cookie field is sent with the jar's, and left behind on a hop to another origin")
-    func ownCookieField() async throws {
+    @Test(
+        "A request's own Cookie field is merged with the jar's (its value wins), and left behind on another origin",
+        arguments: Executor.allCases)
+    func ownCookieField(_ executorKind: Executor) async throws {
+        // GIVEN two cookies in the jar for the servers' host
         let servers = try Servers.required()
         try #require(servers.httpbin.host == servers.faultServer.host)
-        let (executor, _) = Executor.asyncHTTPClient.make()
+        let (executor, _) = executorKind.make()
         let httpbin = APIConfiguration(baseURL: servers.httpbin, executor: executor)
         let fault = APIConfiguration(baseURL: servers.faultServer, executor: executor)
         _ = try await Self.setCookie.request(with: "jar=j1; Path=/", using: httpbin) as Data
-        let redirect = GET<String>("/redirect", headers: ["Cookie": "own=o1"]) { ["to": $0] }
+        _ = try await Self.setCookie.request(with: "shared=from-jar; Path=/", using: httpbin) as Data
+        let own: Courier.HTTPHeaders = ["Cookie": "own=o1; shared=mine"]
+        let redirect = GET<String>("/redirect", headers: own) { ["to": $0] }
+        func hop(to server: URL) async throws -> Headers {
+            try await redirect.request(with: server.appendingPathComponent("headers").absoluteString, using: fault)
+        }
 
-        let same: Headers = try await GET<Void>("/headers", headers: ["Cookie": "own=o1"]).request(using: fault)
-        let otherHost: Headers = try await redirect.request(
-            with: servers.faultServerOtherHost.appendingPathComponent("headers").absoluteString, using: fault)
+        // WHEN a request with a Cookie field of its own, one name the jar holds too, goes to the fault server, and
+        // is redirected to the same origin, another port and another host
+        let direct: Headers = try await GET<Void>("/headers", headers: own).request(using: fault)
+        let same = try await hop(to: servers.faultServer)
+        let otherPort = try await hop(to: servers.faultServerOtherPort)
+        let otherHost = try await hop(to: servers.faultServerOtherHost)
 
-        #expect(Self.cookie(in: same) == "own=o1; jar=j1")
+        // THEN one field carries the request's pairs first, then the jar's that it does not name, on the same origin;
+        // another port gets the jar's cookies only, another host none
+        #expect(Self.cookie(in: direct) == "own=o1; shared=mine; jar=j1")
+        #expect(Self.cookie(in: same) == "own=o1; shared=mine; jar=j1")
+        #expect(Self.names(Self.cookie(in: otherPort)) == ["jar=j1", "shared=from-jar"])
         #expect(Self.cookie(in: otherHost) == nil)
     }
 
