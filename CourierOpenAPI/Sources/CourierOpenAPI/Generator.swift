@@ -49,6 +49,7 @@ public struct Generator: Sendable {
         let serversName = types.claim(SwiftNames.typeName(description.title) + "Servers")
         var models = ModelGenerator(description: description, names: types)
         models.declareComponents()
+        models.declareInlineErrors(description.operations.filter { EndpointWriter.markers.contains($0.method) })
         let common = CommonParameters(
             operations: description.operations.filter { EndpointWriter.markers.contains($0.method) }, models: &models)
 
@@ -66,6 +67,8 @@ public struct Generator: Sendable {
         }
         var modelCode = models.declarationCode() + (common.map { [$0.code()] } ?? []) + parameterStructs
         if models.needsJSONValue { modelCode.append(ModelGenerator.jsonValue) }
+        if models.needsOtherKey { modelCode.append(ModelGenerator.otherKey) }
+        if models.needsJSONString { modelCode.append(ModelGenerator.jsonString) }
         // The common parameters hold Courier's `Parameters`.
         let imports = common == nil ? ["Foundation"] : ["Courier", "Foundation"]
         files["Models.swift"] = header(imports: imports) + modelCode.joined(separator: "\n")
