@@ -377,8 +377,82 @@ courier_openapiserver_stop() {
     unset COURIER_OPENAPI_PID COURIER_OPENAPI_URL
 }
 
+# --- Kinto (PyPI kinto, memory backend), for CourierOpenAPI's live-server test ------------------------------------
+
+# courier_kinto_install: creates .build/kinto-venv on first use and installs the pinned packages; later runs only
+# check that they import and that the pins did not change.
+courier_kinto_install() {
+    local root venv python requirements stamp
+    root="$(_courier_root)" || return 1
+    venv="$root/.build/kinto-venv"
+    python="$venv/bin/python"
+    requirements="$root/scripts/servers/requirements-kinto.txt"
+    stamp="$venv/.courier-kinto-requirements.txt"
+    if [[ ! -x "$python" ]]; then
+        echo "kinto: creating the virtualenv $venv" >&2
+        mkdir -p "$root/.build"
+        if ! "$(_courier_python)" -m venv "$venv"; then
+            rm -rf "$venv"
+            echo "kinto: error: '$(_courier_python) -m venv' failed (on Debian: apt-get install python3-venv)" >&2
+            return 1
+        fi
+    fi
+    if cmp -s "$requirements" "$stamp" && "$python" -c 'import kinto' >/dev/null 2>&1; then
+        return 0
+    fi
+    echo "kinto: installing kinto into $venv (pip, pinned in $requirements)" >&2
+    "$python" -m pip install -q --disable-pip-version-check -r "$requirements" ||
+        { echo "kinto: error: pip install -r $requirements failed" >&2; return 1; }
+    "$python" -c 'import kinto' || { echo "kinto: error: kinto installed but does not import" >&2; return 1; }
+    cp "$requirements" "$stamp"
+}
+
+# courier_kinto_start: Kinto on a free port with the memory backends and HTTP basic auth (any user and password
+# is an account; an authenticated user may create buckets); exports COURIER_KINTO_URL (…/v1) once
+# GET /v1/__heartbeat__ answers (at most 60 s).
+courier_kinto_start() {
+    local root log ini port url
+    root="$(_courier_root)" || return 1
+    log="$root/.build/kinto.log"
+    ini="$root/.build/kinto.ini"
+    if [[ -n "${COURIER_KINTO_PID:-}" ]] && kill -0 "$COURIER_KINTO_PID" 2>/dev/null; then return 0; fi
+    [[ -x "$root/.build/kinto-venv/bin/kinto" ]] ||
+        { echo "kinto: error: .build/kinto-venv missing; call courier_kinto_install first" >&2; return 1; }
+    : >"$log" || return 1
+    port="$(_courier_free_port)" || return 1
+    url="http://127.0.0.1:$port/v1"
+    cat >"$ini" <<EOF_INI
+[app:main]
+use = egg:kinto
+kinto.storage_backend = kinto.core.storage.memory
+kinto.cache_backend = kinto.core.cache.memory
+kinto.permission_backend = kinto.core.permission.memory
+kinto.userid_hmac_secret = courier-test-only
+multiauth.policies = basicauth
+kinto.bucket_create_principals = system.Authenticated
+
+[server:main]
+use = egg:waitress#main
+host = 127.0.0.1
+port = $port
+EOF_INI
+    _courier_spawn COURIER_KINTO_PID "$log" "$log" "$root/.build/kinto-venv/bin/kinto" start --ini "$ini"
+    if _courier_wait_http "$COURIER_KINTO_PID" "$url/__heartbeat__" 60; then
+        export COURIER_KINTO_URL="$url"
+        return 0
+    fi
+    courier_kinto_stop
+    _courier_fail kinto "$log" "Kinto on $url did not answer GET /v1/__heartbeat__"
+}
+
+courier_kinto_stop() {
+    _courier_stop "${COURIER_KINTO_PID:-}" 5
+    unset COURIER_KINTO_PID COURIER_KINTO_URL
+}
+
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
+    courier_kinto_stop
     courier_openapiserver_stop
     courier_nginx_stop
     courier_sseserver_stop

@@ -9,9 +9,13 @@ struct EndpointWriter {
     private var calls: [String] = []
     private(set) var parameterStructs: [String] = []
 
-    init(book: String, common: CommonParameters? = nil) {
+    /// `public ` or `package ` before each endpoint and call (see ``Generator/Access``), counted in line widths.
+    let modifier: String
+
+    init(book: String, common: CommonParameters? = nil, access: Generator.Access = .internal) {
         self.book = book
         self.common = common
+        self.modifier = access == .internal ? "" : access.rawValue + " "
     }
 
     /// A value the caller passes: a path, query, header or cookie parameter, or the request body.
@@ -112,7 +116,7 @@ struct EndpointWriter {
         var structName: String?
         let tupleType = "(" + slots.map { "\($0.label): \($0.endpointType)" }.joined(separator: ", ") + ")"
         // A tuple while the declaration fits on a line, a struct beyond.
-        let tupleFits = "    static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
+        let tupleFits = "    \(modifier)static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
         switch slots.count {
         case 0: parameterType = "Void"
         case 1 where common == nil:
@@ -161,7 +165,7 @@ struct EndpointWriter {
         let commonAccess = slots.first(where: \.isCommon)?.access
         queryNames += common?.names ?? []
         // The builder's indentation: 8 spaces, 12 when a long name and type put the closure on a line of its own.
-        let head = "    static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
+        let head = "    \(modifier)static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
         let indent = head.count + " .init {".count <= 120 ? "        " : "            "
         var builder: String?
         let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
@@ -262,7 +266,7 @@ struct EndpointWriter {
                 code +=
                     head.count <= 120
                     ? "\(head)\n        .init {\n"
-                    : "    static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
+                    : "    \(modifier)static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
                 code += body + "        }\n"
             }
         } else {
@@ -458,11 +462,11 @@ struct EndpointWriter {
             "\(SwiftNames.escaped($0.label)): \($0.declaredType)\($0.optional ? " = nil" : $0.isCommon ? " = .init()" : "")"
         }
         var signature =
-            "    static func \(SwiftNames.escaped(name))(\(arguments.joined(separator: ", "))) async throws(APIError)"
+            "    \(modifier)static func \(SwiftNames.escaped(name))(\(arguments.joined(separator: ", "))) async throws(APIError)"
         if !returnType.isEmpty { signature += " -> \(returnType)" }
         if signature.count + 2 > 120 {
             signature =
-                "    static func \(SwiftNames.escaped(name))(\n"
+                "    \(modifier)static func \(SwiftNames.escaped(name))(\n"
                 + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    ) async throws(APIError)"
             if !returnType.isEmpty { signature += " -> \(returnType)" }
         }

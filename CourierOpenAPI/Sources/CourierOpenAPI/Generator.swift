@@ -20,15 +20,28 @@ public struct Generator: Sendable {
         case single
     }
 
+    /// The access level of the generated declarations.
+    public enum Access: String, Sendable, CaseIterable {
+        /// No modifier: the book is part of the module that uses it.
+        case `internal`
+        /// `package`: the book is a module of its own, used by the modules of its package.
+        case `package`
+        /// `public`: the book is a module of its own, used by any module (with public memberwise initializers).
+        case `public`
+    }
+
     /// The description to generate from.
     public let description: OpenAPIDescription
     /// How operations are grouped into books.
     public let grouping: Grouping
+    /// The access level of the generated declarations.
+    public let access: Access
 
     /// A generator for `description`.
-    public init(description: OpenAPIDescription, grouping: Grouping = .byTag) {
+    public init(description: OpenAPIDescription, grouping: Grouping = .byTag, access: Access = .internal) {
         self.description = description
         self.grouping = grouping
+        self.access = access
     }
 
     /// The generated files: file name → contents, deterministic for the same description.
@@ -57,7 +70,7 @@ public struct Generator: Sendable {
         var parameterStructs: [String] = []
         for key in order {
             guard let book = bookNames[key] else { continue }
-            var writer = EndpointWriter(book: book, common: common)
+            var writer = EndpointWriter(book: book, common: common, access: access)
             for operation in description.operations
             where (grouping == .single ? "" : (operation.tags.first ?? "")) == key {
                 writer.add(operation, models: &models)
@@ -75,7 +88,8 @@ public struct Generator: Sendable {
         files["Configuration.swift"] =
             header(imports: ["Courier", "Foundation"])
             + ConfigurationWriter(description: description).code(servers: serversName)
-        return files
+        guard access != .internal else { return files }
+        return files.mapValues { AccessModifiers.apply(access.rawValue, to: $0) }
     }
 
     static func bookName(_ raw: String) -> String {

@@ -400,8 +400,8 @@ struct ModelGenerator {
                 code += "        try container.\(method)(\(member), forKey: .\(member))\n"
             }
             code += "        var others = encoder.container(keyedBy: OtherKey.self)\n"
-            code +=
-                "        for (key, value) in \(SwiftNames.escaped(others.swift)) where CodingKeys(stringValue: key) == nil {\n"
+            code += "        let sorted = \(SwiftNames.escaped(others.swift)).sorted { $0.key < $1.key }\n"
+            code += "        for (key, value) in sorted where CodingKeys(stringValue: key) == nil {\n"
             code += "            try others.encode(value, forKey: OtherKey(stringValue: key))\n"
             code += "        }\n    }\n"
         }

@@ -94,7 +94,10 @@ public struct OpenAPIDescription: Sendable {
                     break
                 }
             }
-            throw DescriptionError("invalid \(name) document\(location): \(message)")
+            // One line: OpenAPIKit's message may hold line breaks.
+            let text = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }.joined(separator: " ")
+            throw DescriptionError("invalid \(name) document\(location): \(text)")
         }
     }
 

@@ -84,6 +84,8 @@ struct MockServerTests {
             try await WireAPI.updateWireUser(
                 username: "ann", body: UpdateWireUserRequest(username: "ann", email: "a@b"))
             called.append("updateWireUser")
+            #expect(try await WireAPI.getWireBucket(id: "b1").name == "text")
+            called.append("getWireBucket")
         }
         #expect(called.sorted() == served.operations.map(\.operationId).sorted())
         #expect(contract.violations == [])
