@@ -64,7 +64,7 @@ public struct DelimitedValue: Sendable, Hashable, Encodable, ExpressibleByString
     }
 
     /// The text without any encoding: what a body or a multipart field gets.
-    public var text: String {
+    var text: String {
         pieces.map {
             switch $0 {
             case .value(let text), .delimiter(let text): text
