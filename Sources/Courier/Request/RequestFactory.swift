@@ -73,6 +73,9 @@ enum RequestFactory {
         var headers = configuration.headers
         headers.merge(endpoint.headers)
         if let parameterHeaders { headers.merge(parameterHeaders) }
+        // RFC 6265: one `Cookie` field, its pairs separated by `; ` (two fields would reach the wire joined by `,`).
+        let cookies = headers.values(for: .cookie)
+        if cookies.count > 1 { headers[.cookie] = cookies.joined(separator: "; ") }
         if let contentType = placed.contentType, !headers.contains(.contentType) {
             headers[.contentType] = contentType
         }
