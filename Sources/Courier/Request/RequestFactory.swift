@@ -74,8 +74,7 @@ enum RequestFactory {
         headers.merge(endpoint.headers)
         if let parameterHeaders { headers.merge(parameterHeaders) }
         // RFC 6265: one `Cookie` field, its pairs separated by `; ` (two fields would reach the wire joined by `,`).
-        let cookies = headers.values(for: .cookie)
-        if cookies.count > 1 { headers[.cookie] = cookies.joined(separator: "; ") }
+        if headers.count > 1, let cookies = headers.repeatedCookies { headers[.cookie] = cookies }
         if let contentType = placed.contentType, !headers.contains(.contentType) {
             headers[.contentType] = contentType
         }
