@@ -86,7 +86,7 @@ public struct DelimitedValue: Sendable, Hashable, Encodable, ExpressibleByString
         return output
     }
 
-    /// Encodes ``text`` as a single string.
+    /// Encodes the text, values and delimiters with nothing percent-encoded, as a single string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(text)
