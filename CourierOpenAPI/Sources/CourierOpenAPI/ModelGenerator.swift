@@ -599,14 +599,14 @@ struct ModelGenerator {
 
         extension KeyedDecodingContainer {
             /// An optional out-of-line member may be missing, as an optional member may.
-            func decode<Wrapped: Decodable>(_ type: Indirect<Wrapped?>.Type, forKey key: Key) throws -> Indirect<Wrapped?> {
-                Indirect(wrappedValue: try decodeIfPresent(Wrapped.self, forKey: key))
+            func decode<T: Decodable>(_ type: Indirect<T?>.Type, forKey key: Key) throws -> Indirect<T?> {
+                Indirect(wrappedValue: try decodeIfPresent(T.self, forKey: key))
             }
         }
 
         extension KeyedEncodingContainer {
             /// A `nil` out-of-line member is left out, as a `nil` optional member is.
-            mutating func encode<Wrapped: Encodable>(_ value: Indirect<Wrapped?>, forKey key: Key) throws {
+            mutating func encode<T: Encodable>(_ value: Indirect<T?>, forKey key: Key) throws {
                 try encodeIfPresent(value.wrappedValue, forKey: key)
             }
         }

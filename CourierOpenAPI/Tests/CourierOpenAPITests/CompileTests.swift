@@ -115,6 +115,10 @@ import Testing
         try? manager.removeItem(at: scratch.appendingPathComponent("Sources"))
         var fixtures: [(module: String, files: [String: String])] = []
         for (fixture, module) in Self.fixtures { fixtures.append((module, try Support.generated(fixture))) }
+        // The Zoo again, public (issue 34, item 13): its cycles, unions, unlisted members and JSON values too.
+        let zoo = try Support.description("features-3.1.yaml")
+        fixtures.append(("PublicZoo", Generator(description: zoo, access: .public).files()))
+        var publicModules = ["PublicZoo"]
         // The live Kinto's own description, when its server runs (scripts/test-openapi starts it; CI requires it).
         let kinto = ProcessInfo.processInfo.environment["COURIER_KINTO_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let kinto {
@@ -122,6 +126,7 @@ import Testing
             // Public: the program that calls it is a module of its own (issue 34, item 13).
             fixtures.append(
                 ("Kinto", Generator(description: try OpenAPIDescription(data: data), access: .public).files()))
+            publicModules.append("Kinto")
             let folder = scratch.appendingPathComponent("Sources/KintoCalls")
             try manager.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(Self.kintoProgram.utf8).write(to: folder.appendingPathComponent("main.swift"))
@@ -152,8 +157,8 @@ import Testing
             """
         try Data(callSites.utf8).write(to: scratch.appendingPathComponent("Sources/PetStore/ArticleCallSites.swift"))
         try Data(Self.shelvesProgram.utf8).write(to: scratch.appendingPathComponent("Sources/Shelves/main.swift"))
-        let modules = Self.fixtures.values.filter { $0 != "Shelves" }.sorted().map { "\"\($0)\"" }.joined(
-            separator: ", ")
+        let modules = (Self.fixtures.values.filter { $0 != "Shelves" }.sorted() + ["PublicZoo"]).map { "\"\($0)\"" }
+            .joined(separator: ", ")
         // The Kinto book and the program that calls it, when Kinto runs.
         let kintoTargets =
             kinto == nil
@@ -198,11 +203,11 @@ import Testing
         let configuration = Support.repositoryFolder.appendingPathComponent(".swift-format").path
         let lint = try Support.run(
             ["swift", "format", "lint", "--strict", "--recursive", "--configuration", configuration]
-                + sources.filter { $0 != "Sources/Kinto" },
+                + sources.filter { !publicModules.map { "Sources/\($0)" }.contains($0) },
             in: scratch)
         #expect(lint.status == 0, "swift format lint:\n\(lint.output)")
-        if kinto != nil {
-            // A public book: the same configuration, except that generated declarations are documented where the
+        do {
+            // The public books: the same configuration, except that generated declarations are documented where the
             // description documents them (not every public one).
             let text = try String(contentsOfFile: configuration, encoding: .utf8)
             let publicConfiguration = scratch.appendingPathComponent("public.swift-format")
@@ -216,8 +221,7 @@ import Testing
             let publicLint = try Support.run(
                 [
                     "swift", "format", "lint", "--strict", "--recursive", "--configuration", publicConfiguration.path,
-                    "Sources/Kinto",
-                ],
+                ] + publicModules.map { "Sources/\($0)" },
                 in: scratch)
             #expect(publicLint.status == 0, "swift format lint:\n\(publicLint.output)")
         }
