@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier-openapi", targets: ["courier-openapi"]),
         .plugin(name: "CourierOpenAPICommand", targets: ["CourierOpenAPICommand"]),
+        .plugin(name: "CourierOpenAPICheck", targets: ["CourierOpenAPICheck"]),
     ],
     dependencies: [
         .package(name: "Courier", path: ".."),
@@ -50,6 +51,16 @@ let package = Package(
                 permissions: [
                     .writeToPackageDirectory(reason: "To write the generated address book into the package's sources.")
                 ]
+            ),
+            dependencies: ["courier-openapi"]
+        ),
+        // `swift package courier-openapi-check …`: `check` alone, which only reads, so it asks for no permission.
+        .plugin(
+            name: "CourierOpenAPICheck",
+            capability: .command(
+                intent: .custom(
+                    verb: "courier-openapi-check",
+                    description: "Checks an address book against an OpenAPI description (reads only).")
             ),
             dependencies: ["courier-openapi"]
         ),

@@ -132,37 +132,43 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.clos
 
 # --- httpbin (PyPI httpbin under gunicorn) --------------------------------------------------------------------
 
-# courier_httpbin_install: creates .venv on first use and installs the pinned packages; later runs only check
-# that they import and that the pins did not change, so they are fast and need no network.
-courier_httpbin_install() {
-    local root venv python requirements stamp output
-    root="$(_courier_root)" || return 1
-    venv="$root/.venv"
+# _courier_venv_install WHO VENV REQUIREMENTS MODULES: creates the virtualenv VENV on first use and installs the pins
+# of REQUIREMENTS; later runs only check that MODULES (`a, b`) import and that the pins did not change, so they are
+# fast and need no network.
+_courier_venv_install() {
+    local who="$1" venv="$2" requirements="$3" modules="$4" python stamp output
     python="$venv/bin/python"
-    requirements="$root/scripts/servers/requirements-httpbin.txt"
-    stamp="$venv/.courier-httpbin-requirements.txt"
+    stamp="$venv/.courier-$who-requirements.txt"
     if [[ ! -x "$python" ]]; then
-        echo "httpbin: creating the virtualenv $venv" >&2
+        echo "$who: creating the virtualenv $venv" >&2
+        mkdir -p "$(dirname "$venv")"
         if ! "$(_courier_python)" -m venv "$venv"; then
             rm -rf "$venv" # no half-made venv for the next run
-            echo "httpbin: error: '$(_courier_python) -m venv' failed (on Debian: apt-get install python3-venv)" >&2
+            echo "$who: error: '$(_courier_python) -m venv' failed (on Debian: apt-get install python3-venv)" >&2
             return 1
         fi
     fi
-    # Installed from these exact pins, and importable? (Importing httpbin builds the Flask app.)
-    if cmp -s "$requirements" "$stamp" && "$python" -c 'import httpbin, gunicorn' >/dev/null 2>&1; then
+    # Installed from these exact pins, and importable?
+    if cmp -s "$requirements" "$stamp" && "$python" -c "import $modules" >/dev/null 2>&1; then
         return 0
     fi
-    echo "httpbin: installing httpbin + gunicorn into $venv (pip, pinned in $requirements)" >&2
+    echo "$who: installing $modules into $venv (pip, pinned in $requirements)" >&2
     "$python" -m pip install -q --disable-pip-version-check -r "$requirements" ||
-        { echo "httpbin: error: pip install -r $requirements failed" >&2; return 1; }
-    # httpbin warns on stderr that the optional flasgger is missing: show that only if the import fails.
-    if ! output="$("$python" -c 'import httpbin, gunicorn' 2>&1)"; then
+        { echo "$who: error: pip install -r $requirements failed" >&2; return 1; }
+    # A module may warn on stderr when it imports (httpbin: the optional flasgger): show that only if it fails.
+    if ! output="$("$python" -c "import $modules" 2>&1)"; then
         echo "$output" >&2
-        echo "httpbin: error: httpbin/gunicorn installed but do not import" >&2
+        echo "$who: error: $modules installed but do not import" >&2
         return 1
     fi
     cp "$requirements" "$stamp"
+}
+
+# courier_httpbin_install: .venv with the pins of scripts/servers/requirements-httpbin.txt (see _courier_venv_install).
+courier_httpbin_install() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_venv_install httpbin "$root/.venv" "$root/scripts/servers/requirements-httpbin.txt" "httpbin, gunicorn"
 }
 
 # courier_httpbin_start: gunicorn serving httpbin:app on a free port; exports COURIER_HTTPBIN_URL once GET /get
@@ -414,8 +420,62 @@ courier_openapiserver_stop() {
     unset COURIER_OPENAPI_PID COURIER_OPENAPI_URL
 }
 
+# --- Kinto (PyPI kinto, memory backend), for CourierOpenAPI's live-server test ------------------------------------
+
+# courier_kinto_install: .build/kinto-venv with the pins of scripts/servers/requirements-kinto.txt (see
+# _courier_venv_install).
+courier_kinto_install() {
+    local root
+    root="$(_courier_root)" || return 1
+    _courier_venv_install kinto "$root/.build/kinto-venv" "$root/scripts/servers/requirements-kinto.txt" kinto
+}
+
+# courier_kinto_start: Kinto on a free port with the memory backends and HTTP basic auth (any user and password
+# is an account; an authenticated user may create buckets); exports COURIER_KINTO_URL (…/v1) once
+# GET /v1/__heartbeat__ answers (at most 60 s).
+courier_kinto_start() {
+    local root log ini port url
+    root="$(_courier_root)" || return 1
+    log="$root/.build/kinto.log"
+    ini="$root/.build/kinto.ini"
+    if [[ -n "${COURIER_KINTO_PID:-}" ]] && kill -0 "$COURIER_KINTO_PID" 2>/dev/null; then return 0; fi
+    [[ -x "$root/.build/kinto-venv/bin/kinto" ]] ||
+        { echo "kinto: error: .build/kinto-venv missing; call courier_kinto_install first" >&2; return 1; }
+    : >"$log" || return 1
+    port="$(_courier_free_port)" || return 1
+    url="http://127.0.0.1:$port/v1"
+    cat >"$ini" <<EOF_INI
+[app:main]
+use = egg:kinto
+kinto.storage_backend = kinto.core.storage.memory
+kinto.cache_backend = kinto.core.cache.memory
+kinto.permission_backend = kinto.core.permission.memory
+kinto.userid_hmac_secret = courier-test-only
+multiauth.policies = basicauth
+kinto.bucket_create_principals = system.Authenticated
+
+[server:main]
+use = egg:waitress#main
+host = 127.0.0.1
+port = $port
+EOF_INI
+    _courier_spawn COURIER_KINTO_PID "$log" "$log" "$root/.build/kinto-venv/bin/kinto" start --ini "$ini"
+    if _courier_wait_http "$COURIER_KINTO_PID" "$url/__heartbeat__" 60; then
+        export COURIER_KINTO_URL="$url"
+        return 0
+    fi
+    courier_kinto_stop
+    _courier_fail kinto "$log" "Kinto on $url did not answer GET /v1/__heartbeat__"
+}
+
+courier_kinto_stop() {
+    _courier_stop "${COURIER_KINTO_PID:-}" 5
+    unset COURIER_KINTO_PID COURIER_KINTO_URL
+}
+
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
+    courier_kinto_stop
     courier_openapiserver_stop
     courier_nginx_stop
     courier_sseserver_stop

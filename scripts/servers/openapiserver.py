@@ -9,6 +9,8 @@ its presence means "ready"). Standard library only.
 
 Routes:
     GET /openapi.json       the description as given
+    GET /__echo/OPERATION   what the last request to the operation OPERATION (its operationId) carried, as it came:
+                            {"target": the raw path and query, "headers": [[name, value], ...], "body": text}
     any operation           the request is checked: the method and path match an operation; path, query, header
                             and cookie values are present when required and fit their schemas (types, enums,
                             formats; arrays and objects written as `style` and `explode` say: form, simple,
@@ -71,7 +73,8 @@ class Description:
             for route_method, pattern, template, operation, parameters in self.routes:
                 found = pattern.match(rest)
                 if route_method == method and found:
-                    return template, operation, parameters, {k: unquote(v) for k, v in found.groupdict().items()}
+                    # Raw: a path value's style delimiters are told apart from encoded characters in its values.
+                    return template, operation, parameters, found.groupdict()
         return None
 
     # --- validation ---------------------------------------------------------------------------------------------
@@ -231,6 +234,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     description = None
     raw = b""
+    echoes = {}
 
     def log_message(self, format, *args):
         sys.stderr.write("openapiserver: %s\n" % (format % args))
@@ -251,10 +255,18 @@ class Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         if self.command == "GET" and url.path == "/openapi.json":
             return self.reply(200, Handler.raw)
+        if self.command == "GET" and url.path.startswith("/__echo/"):
+            echo = Handler.echoes.get(unquote(url.path[len("/__echo/"):]))
+            return self.reply(200, echo) if echo else self.reply(404, {"errors": ["no request to echo"]})
         found = self.description.match(self.command, url.path)
         if not found:
             return self.reply(404, {"errors": ["no operation is %s %s" % (self.command, url.path)]})
         template, operation, parameters, path_values = found
+        Handler.echoes[operation.get("operationId", "")] = {
+            "target": self.path,
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "body": body.decode("utf-8", "replace"),
+        }
         errors = self.check(operation, parameters, path_values, parse_qs(url.query, keep_blank_values=True), body)
         label = "%s (%s %s)" % (operation.get("operationId", ""), self.command, template)
         if errors:
@@ -276,6 +288,8 @@ class Handler(BaseHTTPRequestHandler):
         errors = []
         d = self.description
         cookies = {}
+        if len(self.headers.get_all("Cookie") or []) > 1:
+            errors.append("cookie: more than one Cookie field (RFC 6265 allows one)")
         for part in (self.headers.get("Cookie") or "").split(";"):
             if "=" in part:
                 name, value = part.strip().split("=", 1)
@@ -303,6 +317,22 @@ class Handler(BaseHTTPRequestHandler):
                     if error:
                         errors.append("path %s: %s" % (name, error))
                         continue
+                    # Split at the style's delimiters as they came, then decode each piece: a delimiter that was
+                    # percent-encoded is part of a value.
+                    raw = texts[0]
+                    if is_object:
+                        members, error = object_members(raw, explode)
+                        if error:
+                            errors.append("path %s: %s" % (name, error))
+                            continue
+                        members = {unquote(k): unquote(v) for k, v in members.items()}
+                        d.check(d.typed_object(members, schema), schema, "path %s" % name, errors)
+                        continue
+                    if d.resolve(schema).get("type") == "array":
+                        parts = [unquote(p) for p in raw.split(",")] if raw else []
+                        d.check(d.typed(parts, schema, True), schema, "path %s" % name, errors)
+                        continue
+                    texts = [unquote(raw)]
             elif where == "query":
                 texts = query.get(name)
             elif where == "header":

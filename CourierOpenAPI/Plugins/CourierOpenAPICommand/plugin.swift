@@ -6,10 +6,14 @@ import PackagePlugin
 /// A package that depends on CourierOpenAPI runs, from its folder:
 ///
 ///     swift package --allow-writing-to-package-directory courier-openapi generate openapi.yaml --output Sources/App/API
-///     swift package courier-openapi check openapi.yaml Sources/App/API
 ///
 /// Relative paths are the calling package's; the arguments are `courier-openapi`'s own (`generate`, `check`,
-/// `normalize`). Exits with the command's status, so `check` fails a CI step on drift.
+/// `normalize`). It may write into the package, so SwiftPM asks for `--allow-writing-to-package-directory` whatever
+/// the command; a read-only step (CI) checks with the `courier-openapi-check` plugin, which asks for nothing:
+///
+///     swift package courier-openapi-check openapi.yaml Sources/App/API
+///
+/// Exits with the command's status.
 @main
 struct CourierOpenAPICommand: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {

@@ -132,7 +132,7 @@ public struct DriftChecker: Sendable {
             for parameter in headers where parameter.required && !setHeaders.contains(parameter.name.lowercased()) {
                 drift("the required header '\(parameter.name)' is never set")
             }
-            if operation.body?.required == true, !body.isOpen {
+            if operation.body?.required == true, !body.isOpen, !endpoint.sendsBody {
                 for name in body.required where !endpoint.names.contains(name) {
                     drift("the required body member '\(name)' is never set")
                 }

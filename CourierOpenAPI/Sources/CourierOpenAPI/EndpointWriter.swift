@@ -9,9 +9,13 @@ struct EndpointWriter {
     private var calls: [String] = []
     private(set) var parameterStructs: [String] = []
 
-    init(book: String, common: CommonParameters? = nil) {
+    /// `public ` or `package ` before each endpoint and call (see ``Generator/Access``), counted in line widths.
+    let modifier: String
+
+    init(book: String, common: CommonParameters? = nil, access: Generator.Access = .internal) {
         self.book = book
         self.common = common
+        self.modifier = access == .internal ? "" : access.rawValue + " "
     }
 
     /// A value the caller passes: a path, query, header or cookie parameter, or the request body.
@@ -47,11 +51,7 @@ struct EndpointWriter {
             )
             return
         }
-        let base =
-            operation.hasOperationId
-            ? operation.operationId
-            : ([operation.method.lowercased()] + SwiftNames.words(operation.path)).joined(separator: " ")
-        let name = members.claim(SwiftNames.memberName(base))
+        let name = members.claim(SwiftNames.memberName(Self.baseName(of: operation)))
         let typeBase = SwiftNames.typeName(name)
 
         // The caller's values.
@@ -80,7 +80,14 @@ struct EndpointWriter {
             let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
             let named =
                 common != nil || slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
-            if case .json = kind, named, models.properties[type] == nil {
+            // A body member named like a path or query value would be taken for it (and left out of the body).
+            let collides = (models.properties[type] ?? []).contains { member in
+                slots.contains {
+                    ($0.parameter?.location == .path || $0.parameter?.location == .query)
+                        && $0.parameter?.name == member.json
+                }
+            }
+            if case .json = kind, named, models.properties[type] == nil || collides {
                 // Path or query values go by name, and a JSON body that is not an object with properties has none
                 // to send beside them: it is a body of its own, encoded by the typed call.
                 var slot = Slot(label: "body", type: type, optional: false)
@@ -109,7 +116,7 @@ struct EndpointWriter {
         var structName: String?
         let tupleType = "(" + slots.map { "\($0.label): \($0.endpointType)" }.joined(separator: ", ") + ")"
         // A tuple while the declaration fits on a line, a struct beyond.
-        let tupleFits = "    static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
+        let tupleFits = "    \(modifier)static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
         switch slots.count {
         case 0: parameterType = "Void"
         case 1 where common == nil:
@@ -158,7 +165,7 @@ struct EndpointWriter {
         let commonAccess = slots.first(where: \.isCommon)?.access
         queryNames += common?.names ?? []
         // The builder's indentation: 8 spaces, 12 when a long name and type put the closure on a line of its own.
-        let head = "    static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
+        let head = "    \(modifier)static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
         let indent = head.count + " .init {".count <= 120 ? "        " : "            "
         var builder: String?
         let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
@@ -208,9 +215,6 @@ struct EndpointWriter {
 
         // Where the named values go.
         var arguments = [JSONNode.quoted(operation.path)]
-        let commaSeparated = named.contains {
-            $0.parameter?.location == .query && $0.parameter?.explode == false && $0.type.hasPrefix("[")
-        }
         let querying =
             queryNames.isEmpty ? "" : ".querying(" + queryNames.map(JSONNode.quoted).joined(separator: ", ") + ")"
         switch bodyKind {
@@ -221,14 +225,12 @@ struct EndpointWriter {
         case .form: arguments.append("encoding: .form\(querying)")
         case .multipart: arguments.append("encoding: .multipart\(querying)")
         case nil where !queryNames.isEmpty:
-            if commaSeparated {
-                arguments.append("encoding: .query(ParameterEncodingOptions(arrays: .commaSeparated))")
-            } else if !Self.methodsWithQueryDefault.contains(operation.method) {
+            if !Self.methodsWithQueryDefault.contains(operation.method) {
                 arguments.append("encoding: .query")
             }
         default: break
         }
-        let headerBuilder = headerBuilder(slots, stringEnums: models.stringEnums)
+        let headerBuilder = headerBuilder(slots, models: models)
 
         // The declaration.
         var code = docs(operation, indent: "    ")
@@ -264,7 +266,7 @@ struct EndpointWriter {
                 code +=
                     head.count <= 120
                     ? "\(head)\n        .init {\n"
-                    : "    static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
+                    : "    \(modifier)static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
                 code += body + "        }\n"
             }
         } else {
@@ -272,6 +274,13 @@ struct EndpointWriter {
         }
         endpoints.append(code)
         calls.append(call(operation, name: name, slots: slots, structName: structName, models: &models))
+    }
+
+    /// What an operation's endpoint is named from: its `operationId`, or its method and path.
+    static func baseName(of operation: Operation) -> String {
+        operation.hasOperationId
+            ? operation.operationId
+            : ([operation.method.lowercased()] + SwiftNames.words(operation.path)).joined(separator: " ")
     }
 
     /// Swift types whose text in a path or query value is their description.
@@ -301,10 +310,10 @@ struct EndpointWriter {
         return plain ? members : nil
     }
 
-    /// A `String` (or `String?`) expression writing a path or query value as its `style` and `explode` say
-    /// (OpenAPI's simple, label, matrix and form styles for scalars, arrays and objects); `nil` when Courier's own
-    /// placement already writes it so (scalars in simple or form style, query arrays, deepObject) or the value has
-    /// no plain text.
+    /// A ``DelimitedValue`` (or optional) expression writing a path or query value as its `style` and `explode` say
+    /// (OpenAPI's simple, label, matrix and form styles for scalars, arrays and objects): the values encoded, the
+    /// delimiters (`,` `.` `;` `=`) kept as RFC 6570 writes them; `nil` when Courier's own placement already writes
+    /// it so (scalars in simple or form style, exploded query arrays, deepObject) or the value has no plain text.
     private func styledText(_ slot: Slot, _ parameter: Operation.Parameter, models: ModelGenerator) -> String? {
         let style = parameter.style
         let name = parameter.name
@@ -320,17 +329,18 @@ struct EndpointWriter {
         var expression: String
         if Self.text("x", type: slot.type, models: models) != nil {
             // A scalar: only label and matrix add to it.
-            guard style == "label" || style == "matrix", let text = Self.text(value, type: slot.type, models: models)
-            else { return nil }
-            expression = Self.quoted(prefix, text)
+            guard style == "label" || style == "matrix" else { return nil }
+            expression = Self.delimited(prefix + "\\(\(Self.interpolated(value, type: slot.type, models: models)))")
         } else if slot.type.hasPrefix("["), slot.type.hasSuffix("]"), !slot.type.contains(":") {
-            // An array of scalars; query arrays are the encoding's (repeated or comma-separated).
-            guard parameter.location == .path else { return nil }
+            // An array of scalars; exploded query arrays are the encoding's (repeated keys).
+            guard parameter.location == .path || (style == "form" && !explode) else { return nil }
             let element = String(slot.type.dropFirst().dropLast())
-            guard let text = Self.text("$0", type: element, models: models) else { return nil }
-            let items = text == "$0" ? value : "\(value).map { \(text) }"
+            guard Self.text("$0", type: element, models: models) != nil else { return nil }
+            let text = Self.interpolated("$0", type: element, models: models)
+            let items = "\(value).map { \(Self.delimited("\\(\(text))")) }"
             switch (style, explode) {
-            case ("matrix", true): expression = "\(items).map { \"\(prefix)\\($0)\" }.joined()"
+            case ("matrix", true):
+                expression = "\(value).map { \(Self.delimited(prefix + "\\(\(text))")) }.joined(separator: \"\")"
             case ("label", true): expression = Self.quoted(".", "\(items).joined(separator: \".\")")
             default: expression = Self.quoted(prefix, "\(items).joined(separator: \",\")")
             }
@@ -344,14 +354,22 @@ struct EndpointWriter {
                 if member.type.hasSuffix("?") {
                     optional = true
                     let text = Self.interpolated("$0", type: type, models: models)
-                    return "\(access).map { \"\(member.json)\(separator)\\(\(text))\" }"
+                    return "\(access).map { \(Self.delimited("\(member.json)\(separator)\\(\(text))")) }"
                 }
                 let text = Self.interpolated(access, type: type, models: models)
-                return "\"\(member.json)\(separator)\\(\(text))\""
+                return Self.delimited("\(member.json)\(separator)\\(\(text))")
             }
-            let list = "[\(pairs.joined(separator: ", "))]" + (optional ? ".compactMap { $0 }" : "")
+            let between = style == "matrix" && explode ? ";" : style == "label" && explode ? "." : ","
+            let lead = style == "matrix" && explode ? ";" : prefix
+            if !optional {
+                // Every member present: one literal, `"from=\(…),to=\(…)" as DelimitedValue`.
+                let inner = pairs.map { String($0.dropFirst().dropLast("\" as DelimitedValue".count)) }
+                expression = Self.delimited(lead + inner.joined(separator: between))
+                return slot.optional ? "\(slot.access).map { v in \(expression) }" : expression
+            }
+            let list = "[\(pairs.joined(separator: ", "))].compactMap { $0 }"
             switch (style, explode) {
-            case ("matrix", true): expression = "\(list).map { \";\\($0)\" }.joined()"
+            case ("matrix", true): expression = "\(list).map { \(Self.delimited(";\\($0)")) }.joined(separator: \"\")"
             case ("label", true): expression = Self.quoted(".", "\(list).joined(separator: \".\")")
             default: expression = Self.quoted(prefix, "\(list).joined(separator: \",\")")
             }
@@ -361,15 +379,13 @@ struct EndpointWriter {
         return slot.optional ? "\(slot.access).map { v in \(expression) }" : expression
     }
 
-    /// `"prefix\(expression)"`, or `expression` alone when there is no prefix.
+    /// `"text" as DelimitedValue`: a string literal whose literal text is delimiters and whose interpolations are
+    /// values.
+    private static func delimited(_ text: String) -> String { "\"\(text)\" as DelimitedValue" }
+
+    /// `"prefix\(expression)" as DelimitedValue`, or `expression` alone when there is no prefix.
     private static func quoted(_ prefix: String, _ expression: String) -> String {
-        if prefix.isEmpty { return expression }
-        if expression.hasPrefix("\"\\("), expression.hasSuffix(")\""),
-            expression.dropFirst().firstIndex(of: "\"") == expression.index(before: expression.endIndex)
-        {
-            return "\"" + prefix + expression.dropFirst()
-        }
-        return "\"\(prefix)\\(\(expression))\""
+        prefix.isEmpty ? expression : delimited("\(prefix)\\(\(expression))")
     }
 
     /// `type` without its trailing `?`.
@@ -377,28 +393,39 @@ struct EndpointWriter {
         type.hasSuffix("?") ? String(type.dropLast()) : type
     }
 
-    private func headerBuilder(_ slots: [Slot], stringEnums: Set<String>) -> String? {
+    /// The header builder: header values in simple style (an array's items joined by `,`), and every cookie value
+    /// as a `name=value` pair in one `Cookie` field, the pairs separated by `; ` (RFC 6265).
+    private func headerBuilder(_ slots: [Slot], models: ModelGenerator) -> String? {
         let headers = slots.filter { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
         guard !headers.isEmpty else { return nil }
+        let cookieCount = headers.filter { $0.parameter?.location == .cookie }.count
         var code = "{ parameter in\n            var headers: HTTPHeaders = [:]\n"
+        if cookieCount > 1 { code += "            var cookies: [String] = []\n" }
         for slot in headers {
             guard let parameter = slot.parameter else { continue }
             let access = slot.access.replacingOccurrences(of: "$0", with: "parameter")
             let reference = slot.optional ? "value" : access
-            var text =
-                slot.type == "String"
-                ? reference
-                : stringEnums.contains(slot.type) ? "\(reference).rawValue" : "String(describing: \(reference))"
-            var name = JSONNode.quoted(parameter.name)
-            if parameter.location == .cookie {
-                name = "\"Cookie\""
-                text = "\"\(parameter.name)=\\(\(text))\""
-            }
-            if slot.optional {
-                code += "            if let value = \(access) { headers.add(\(name), \(text)) }\n"
+            var text: String
+            if slot.type == "String" || models.stringEnums.contains(slot.type) {
+                text = Self.interpolated(reference, type: slot.type, models: models)
+            } else if slot.type.hasPrefix("["), slot.type.hasSuffix("]"), !slot.type.contains(":"),
+                let item = Self.text("$0", type: String(slot.type.dropFirst().dropLast()), models: models)
+            {
+                text = (item == "$0" ? reference : "\(reference).map { \(item) }") + ".joined(separator: \",\")"
             } else {
-                code += "            headers.add(\(name), \(text))\n"
+                text = "String(describing: \(reference))"
             }
+            var add: String
+            if parameter.location == .cookie {
+                let pair = "\"\(parameter.name)=\\(\(text))\""
+                add = cookieCount > 1 ? "cookies.append(\(pair))" : "headers.add(\"Cookie\", \(pair))"
+            } else {
+                add = "headers.add(\(JSONNode.quoted(parameter.name)), \(text))"
+            }
+            code += slot.optional ? "            if let value = \(access) { \(add) }\n" : "            \(add)\n"
+        }
+        if cookieCount > 1 {
+            code += "            if !cookies.isEmpty { headers.add(\"Cookie\", cookies.joined(separator: \"; \")) }\n"
         }
         return code + "            return headers\n        }"
     }
@@ -412,6 +439,7 @@ struct EndpointWriter {
             if let schema = success.schema, let contentType = success.contentType, Operation.isJSON(contentType) {
                 returnType = models.swiftType(schema, suggestedName: SwiftNames.typeName(name) + "Response")
                 models.markDecoded(returnType)
+                if returnType == "String" { models.needsJSONString = true }
                 code += " and decodes its `\(success.status)` response"
             } else if let contentType = success.contentType {
                 returnType = contentType.hasPrefix("text/") ? "String" : "Data"
@@ -419,9 +447,12 @@ struct EndpointWriter {
             }
         }
         code += ".\n"
-        let errors = operation.responses.filter { !$0.status.hasPrefix("2") && $0.schema?["$ref"] != nil }
+        let errors = operation.responses.filter { !$0.status.hasPrefix("2") && $0.schema != nil }
         for response in errors {
-            if let schema = response.schema, let type = schema["$ref"]?.string.flatMap({ models.componentNames[$0] }) {
+            if let schema = response.schema,
+                let type = schema["$ref"]?.string.flatMap({ models.componentNames[$0] })
+                    ?? models.inlineErrorModel(schema)
+            {
                 models.markDecoded(type)
                 code += "    /// A `\(response.status)` body decodes with `error.decodeBody(as: \(type).self)`.\n"
             }
@@ -431,11 +462,11 @@ struct EndpointWriter {
             "\(SwiftNames.escaped($0.label)): \($0.declaredType)\($0.optional ? " = nil" : $0.isCommon ? " = .init()" : "")"
         }
         var signature =
-            "    static func \(SwiftNames.escaped(name))(\(arguments.joined(separator: ", "))) async throws(APIError)"
+            "    \(modifier)static func \(SwiftNames.escaped(name))(\(arguments.joined(separator: ", "))) async throws(APIError)"
         if !returnType.isEmpty { signature += " -> \(returnType)" }
         if signature.count + 2 > 120 {
             signature =
-                "    static func \(SwiftNames.escaped(name))(\n"
+                "    \(modifier)static func \(SwiftNames.escaped(name))(\n"
                 + arguments.map { "        \($0)" }.joined(separator: ",\n") + "\n    ) async throws(APIError)"
             if !returnType.isEmpty { signature += " -> \(returnType)" }
         }
@@ -461,7 +492,12 @@ struct EndpointWriter {
         default: argument = "with: \(structName ?? "")(\(values.joined(separator: ", ")))"
         }
         // After the encoding statements the call is no longer the body's only expression: it returns explicitly.
-        let returns = slots.contains(where: \.encodedJSON) && !returnType.isEmpty ? "return " : ""
+        // A JSON string is decoded as `JSONString`, then its value returned.
+        let decodesString = returnType == "String" && operation.success?.contentType.map(Operation.isJSON) == true
+        let returns =
+            decodesString
+            ? "let decoded: JSONString = "
+            : slots.contains(where: \.encodedJSON) && !returnType.isEmpty ? "return " : ""
         let line = "        \(returns)try await $\(name).request(\(argument))"
         if line.count <= 120 {
             code += line + "\n"
@@ -469,6 +505,7 @@ struct EndpointWriter {
             code += "        \(returns)try await $\(name).request(\n            with: \(structName ?? "")(\n"
             code += values.map { "                \($0)" }.joined(separator: ",\n") + "\n            )\n        )\n"
         }
+        if decodesString { code += "        return decoded.value\n" }
         return code + "    }\n"
     }
 

@@ -20,15 +20,28 @@ public struct Generator: Sendable {
         case single
     }
 
+    /// The access level of the generated declarations.
+    public enum Access: String, Sendable, CaseIterable {
+        /// No modifier: the book is part of the module that uses it.
+        case `internal`
+        /// `package`: the book is a module of its own, used by the modules of its package.
+        case `package`
+        /// `public`: the book is a module of its own, used by any module (with public memberwise initializers).
+        case `public`
+    }
+
     /// The description to generate from.
     public let description: OpenAPIDescription
     /// How operations are grouped into books.
     public let grouping: Grouping
+    /// The access level of the generated declarations.
+    public let access: Access
 
     /// A generator for `description`.
-    public init(description: OpenAPIDescription, grouping: Grouping = .byTag) {
+    public init(description: OpenAPIDescription, grouping: Grouping = .byTag, access: Access = .internal) {
         self.description = description
         self.grouping = grouping
+        self.access = access
     }
 
     /// The generated files: file name → contents, deterministic for the same description.
@@ -49,6 +62,7 @@ public struct Generator: Sendable {
         let serversName = types.claim(SwiftNames.typeName(description.title) + "Servers")
         var models = ModelGenerator(description: description, names: types)
         models.declareComponents()
+        models.declareInlineErrors(description.operations.filter { EndpointWriter.markers.contains($0.method) })
         let common = CommonParameters(
             operations: description.operations.filter { EndpointWriter.markers.contains($0.method) }, models: &models)
 
@@ -56,7 +70,7 @@ public struct Generator: Sendable {
         var parameterStructs: [String] = []
         for key in order {
             guard let book = bookNames[key] else { continue }
-            var writer = EndpointWriter(book: book, common: common)
+            var writer = EndpointWriter(book: book, common: common, access: access)
             for operation in description.operations
             where (grouping == .single ? "" : (operation.tags.first ?? "")) == key {
                 writer.add(operation, models: &models)
@@ -66,13 +80,16 @@ public struct Generator: Sendable {
         }
         var modelCode = models.declarationCode() + (common.map { [$0.code()] } ?? []) + parameterStructs
         if models.needsJSONValue { modelCode.append(ModelGenerator.jsonValue) }
+        if models.needsOtherKey { modelCode.append(ModelGenerator.otherKey) }
+        if models.needsJSONString { modelCode.append(ModelGenerator.jsonString) }
         // The common parameters hold Courier's `Parameters`.
         let imports = common == nil ? ["Foundation"] : ["Courier", "Foundation"]
         files["Models.swift"] = header(imports: imports) + modelCode.joined(separator: "\n")
         files["Configuration.swift"] =
             header(imports: ["Courier", "Foundation"])
             + ConfigurationWriter(description: description).code(servers: serversName)
-        return files
+        guard access != .internal else { return files }
+        return files.mapValues { AccessModifiers.apply(access.rawValue, to: $0) }
     }
 
     static func bookName(_ raw: String) -> String {

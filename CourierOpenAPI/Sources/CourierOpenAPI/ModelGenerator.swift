@@ -20,16 +20,24 @@ struct ModelGenerator {
     /// The generated string enums (their `rawValue` is the text to send).
     private(set) var stringEnums: Set<String> = []
     private(set) var needsJSONValue = false
+    /// Whether a model keeps members the description does not list (``otherKey``).
+    private(set) var needsOtherKey = false
+    /// Whether a typed call decodes a JSON string response (``jsonString``).
+    var needsJSONString = false
     private var declared: Set<String> = []
+    /// Inline error response schemas (their JSON text) → their models.
+    private var inlineErrors: [String: String] = [:]
     /// `components/parameters` key → the Swift type of its schema.
     private var sharedTypes: [String: String] = [:]
 
     /// One declaration: its text for the coding its uses need (`Codable`, `Decodable` or `Encodable`), and the
-    /// declared types its text names.
+    /// declared types its text names. `direct` are the types it stores inline (a member `T` or `T?`, not `[T]`):
+    /// a cycle of those does not compile, so the text stores the `cyclic` ones out of line (see ``indirect``).
     private struct Declaration {
         var name: String
         var references: Set<String>
-        var text: (_ decodes: Bool, _ encodes: Bool) -> String
+        var direct: Set<String> = []
+        var text: (_ decodes: Bool, _ encodes: Bool, _ cyclic: Set<String>) -> String
     }
 
     init(description: OpenAPIDescription, names: NameScope) {
@@ -48,6 +56,40 @@ struct ModelGenerator {
         }
     }
 
+    /// Declares a model for each distinct inline schema of an error response (one written on the response rather
+    /// than under `components`), so that `error.decodeBody(as:)` has a type: named after the operation
+    /// (`CreateBucketError`), or `ErrorBody` when several operations write the same schema.
+    mutating func declareInlineErrors(_ operations: [Operation]) {
+        var uses: [(text: String, schema: JSONNode, operations: [String])] = []
+        for operation in operations {
+            for response in operation.responses where !response.status.hasPrefix("2") {
+                guard let schema = response.schema, schema["$ref"] == nil, needsDeclaration(schema),
+                    response.contentType.map(Operation.isJSON) == true
+                else { continue }
+                let text = schema.jsonText
+                let name = EndpointWriter.baseName(of: operation)
+                if let index = uses.firstIndex(where: { $0.text == text }) {
+                    if !uses[index].operations.contains(name) { uses[index].operations.append(name) }
+                } else {
+                    uses.append((text, schema, [name]))
+                }
+            }
+        }
+        for use in uses {
+            let base =
+                use.operations.count > 1
+                ? "ErrorBody" : SwiftNames.typeName(SwiftNames.memberName(use.operations[0])) + "Error"
+            let name = names.claim(base)
+            inlineErrors[use.text] = name
+            declare(name, use.schema)
+        }
+    }
+
+    /// The model of an inline error response schema (see ``declareInlineErrors(_:)``).
+    func inlineErrorModel(_ schema: JSONNode) -> String? {
+        schema["$ref"] == nil ? inlineErrors[schema.jsonText] : nil
+    }
+
     // MARK: - Types
 
     /// The Swift type of a schema, declaring a model named `suggestedName` when the schema needs one.
@@ -55,7 +97,13 @@ struct ModelGenerator {
     mutating func swiftType(_ schema: JSONNode, suggestedName: String) -> String {
         if let reference = schema["$ref"]?.string {
             if let name = componentNames[reference] { return name }
-            return swiftType(description.resolve(schema), suggestedName: suggestedName)
+            let target = description.resolve(schema)
+            // A reference outside the document, or a loop of references: any JSON.
+            guard target["$ref"] == nil else {
+                needsJSONValue = true
+                return "JSONValue"
+            }
+            return swiftType(target, suggestedName: suggestedName)
         }
         if let composed = schema["allOf"]?.array, composed.count == 1, schema["properties"] == nil {
             return swiftType(composed[0], suggestedName: suggestedName)
@@ -146,7 +194,7 @@ struct ModelGenerator {
         var declaration: Declaration
         if Self.type(of: schema) == "string", let values = schema["enum"]?.array {
             let code = stringEnum(name, values.compactMap(\.string))
-            declaration = Declaration(name: name, references: [], text: { _, _ in code })
+            declaration = Declaration(name: name, references: [], text: { _, _, _ in code })
             stringEnums.insert(name)
         } else if let members = unionMembers(schema) {
             declaration = union(name, schema, members)
@@ -155,17 +203,21 @@ struct ModelGenerator {
             if properties.isEmpty {
                 needsJSONValue = true
                 let code = "typealias \(name) = [String: JSONValue]\n"
-                declaration = Declaration(name: name, references: [], text: { _, _ in code })
+                declaration = Declaration(name: name, references: [], text: { _, _, _ in code })
             } else {
-                declaration = structure(name, properties, required)
+                // `additionalProperties` beside `properties` (anything but `false`): the other members are kept.
+                let additional = schema["additionalProperties"].flatMap { $0 == .bool(false) ? nil : $0 }
+                declaration = structure(name, properties, required, additional: additional)
             }
         } else {
             let type = primitiveType(schema, suggestedName: name + "Element")
             let code = "typealias \(name) = \(type)\n"
-            declaration = Declaration(name: name, references: Self.typeNames(in: type), text: { _, _ in code })
+            declaration = Declaration(
+                name: name, references: Self.typeNames(in: type), direct: Self.directName(type).map { [$0] } ?? [],
+                text: { _, _, _ in code })
         }
         let text = declaration.text
-        declaration.text = { doc + text($0, $1) }
+        declaration.text = { doc + text($0, $1, $2) }
         declarations.append(declaration)
     }
 
@@ -180,10 +232,17 @@ struct ModelGenerator {
         Set(type.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
     }
 
+    /// The type a member of Swift type `type` stores inline: `Node` for `Node` and `Node?`, none for `[Node]`.
+    static func directName(_ type: String) -> String? {
+        let name = type.hasSuffix("?") ? String(type.dropLast()) : type
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } ? name : nil
+    }
+
     /// The declarations' code in the order they were made. A model only decoded is `Decodable`, one only encoded
     /// `Encodable`, others (both, or used by no operation, and what those contain) `Codable`: half the coding code
-    /// to compile where a model goes one way.
-    func declarationCode() -> [String] {
+    /// to compile where a model goes one way. A model that holds itself inline, directly or through others
+    /// (`Node.parent: Node?`), holds those members out of line (``indirect``): every edge of such a cycle is broken.
+    mutating func declarationCode() -> [String] {
         let byName = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func closure(_ roots: Set<String>) -> Set<String> {
             var reached: Set<String> = []
@@ -199,9 +258,25 @@ struct ModelGenerator {
         let unused = Set(declarations.map(\.name)).subtracting(used)
         let decoded = closure(decodedRoots.union(unused))
         let encoded = closure(encodedRoots.union(unused))
-        return declarations.map { declaration in
-            declaration.text(decoded.contains(declaration.name), encoded.contains(declaration.name))
+        func reaches(_ start: String, _ goal: String) -> Bool {
+            var seen: Set<String> = []
+            var pending = [start]
+            while let name = pending.popLast() {
+                if name == goal { return true }
+                guard seen.insert(name).inserted, let declaration = byName[name] else { continue }
+                pending += declaration.direct
+            }
+            return false
         }
+        var code = declarations.map { declaration in
+            let cyclic = declaration.direct.filter { reaches($0, declaration.name) }
+            return declaration.text(decoded.contains(declaration.name), encoded.contains(declaration.name), cyclic)
+        }
+        if declarations.contains(where: { declaration in declaration.direct.contains { reaches($0, declaration.name) } }
+        ) {
+            code.append(Self.indirect)
+        }
+        return code
     }
 
     /// The conformance for a model that decodes and/or encodes.
@@ -235,7 +310,7 @@ struct ModelGenerator {
     }
 
     private mutating func structure(
-        _ name: String, _ properties: [(String, JSONNode)], _ required: Set<String>
+        _ name: String, _ properties: [(String, JSONNode)], _ required: Set<String>, additional: JSONNode? = nil
     ) -> Declaration {
         var scope = NameScope()
         var lines: [String] = []
@@ -252,7 +327,20 @@ struct ModelGenerator {
         }
         self.properties[name] = keys
         var code = lines.joined()
-        if keys.contains(where: { $0.json != $0.swift }) {
+        // The members the description does not list, beside the listed ones.
+        var others: (swift: String, type: String)?
+        if let additional {
+            let member = scope.claim("additionalProperties")
+            let value =
+                additional.members?.pairs.isEmpty == false
+                ? swiftType(additional, suggestedName: name + "Value") : "JSONValue"
+            if value == "JSONValue" { needsJSONValue = true }
+            needsOtherKey = true
+            others = (member, value)
+            code += "    /// The members the description does not list, by name.\n"
+            code += "    var \(SwiftNames.escaped(member)): [String: \(value)] = [:]\n"
+        }
+        if keys.contains(where: { $0.json != $0.swift }) || others != nil {
             code += "\n    enum CodingKeys: String, CodingKey {\n"
             for key in keys {
                 code +=
@@ -263,11 +351,61 @@ struct ModelGenerator {
             code += "    }\n"
         }
         let body = code
-        let references = keys.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
-        return Declaration(name: name, references: references) { decodes, encodes in
-            Self.declaration("struct \(name)", [Self.coding(decodes: decodes, encodes: encodes), "Sendable"]) + body
-                + "}\n"
+        var references = keys.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
+        if let others { references.formUnion(Self.typeNames(in: others.type)) }
+        let direct = Set(keys.compactMap { Self.directName($0.type) })
+        return Declaration(name: name, references: references, direct: direct) { decodes, encodes, cyclic in
+            let tail = others.map { Self.otherMembersCoding(name, keys, $0, decodes: decodes, encodes: encodes) } ?? ""
+            var text = body
+            // Members of a cycle are stored out of line: `@Indirect var parent: Node?`.
+            for key in keys where Self.directName(key.type).map(cyclic.contains) == true {
+                let line = "    var \(SwiftNames.escaped(key.swift)): \(key.type)\n"
+                text = text.replacingOccurrences(of: line, with: "    @Indirect" + line.dropFirst(3))
+            }
+            return Self.declaration("struct \(name)", [Self.coding(decodes: decodes, encodes: encodes), "Sendable"])
+                + text + "}\n" + tail
         }
+    }
+
+    /// The coding of a struct with members the description does not list (`others`): the listed members by their
+    /// `CodingKeys`, the others by name. In an extension, so that the struct keeps its memberwise initializer.
+    private static func otherMembersCoding(
+        _ name: String, _ keys: [(json: String, swift: String, type: String)], _ others: (swift: String, type: String),
+        decodes: Bool, encodes: Bool
+    ) -> String {
+        var code = "\nextension \(name) {\n"
+        if decodes {
+            code += "    init(from decoder: any Decoder) throws {\n"
+            code += "        let container = try decoder.container(keyedBy: CodingKeys.self)\n"
+            for key in keys {
+                let member = SwiftNames.escaped(key.swift)
+                let type = key.type.hasSuffix("?") ? String(key.type.dropLast()) : key.type
+                let method = key.type.hasSuffix("?") ? "decodeIfPresent" : "decode"
+                code += "        \(member) = try container.\(method)(\(type).self, forKey: .\(member))\n"
+            }
+            code += "        let others = try decoder.container(keyedBy: OtherKey.self)\n"
+            code += "        \(SwiftNames.escaped(others.swift)) = [:]\n"
+            code += "        for key in others.allKeys where CodingKeys(stringValue: key.stringValue) == nil {\n"
+            code +=
+                "            \(SwiftNames.escaped(others.swift))[key.stringValue] = try others.decode(\(others.type).self, forKey: key)\n"
+            code += "        }\n    }\n"
+        }
+        if encodes {
+            if decodes { code += "\n" }
+            code += "    func encode(to encoder: any Encoder) throws {\n"
+            code += "        var container = encoder.container(keyedBy: CodingKeys.self)\n"
+            for key in keys {
+                let member = SwiftNames.escaped(key.swift)
+                let method = key.type.hasSuffix("?") ? "encodeIfPresent" : "encode"
+                code += "        try container.\(method)(\(member), forKey: .\(member))\n"
+            }
+            code += "        var others = encoder.container(keyedBy: OtherKey.self)\n"
+            code += "        let sorted = \(SwiftNames.escaped(others.swift)).sorted { $0.key < $1.key }\n"
+            code += "        for (key, value) in sorted where CodingKeys(stringValue: key) == nil {\n"
+            code += "            try others.encode(value, forKey: OtherKey(stringValue: key))\n"
+            code += "        }\n    }\n"
+        }
+        return code + "}\n"
     }
 
     /// A string enum: a case per listed value and `unknown` for the rest. `init(rawValue:)` never fails, so the
@@ -351,8 +489,12 @@ struct ModelGenerator {
         let head = caseLines
         let decoding = code
         let references = cases.reduce(into: Set<String>()) { $0.formUnion(Self.typeNames(in: $1.type)) }
-        return Declaration(name: name, references: references) { decodes, encodes in
-            Self.declaration("enum \(name)", [Self.coding(decodes: decodes, encodes: encodes), "Sendable"]) + head
+        let direct = Set(cases.compactMap { Self.directName($0.type) })
+        return Declaration(name: name, references: references, direct: direct) { decodes, encodes, cyclic in
+            // A union in a cycle holds its cases out of line.
+            Self.declaration(
+                (cyclic.isEmpty ? "" : "indirect ") + "enum \(name)",
+                [Self.coding(decodes: decodes, encodes: encodes), "Sendable"]) + head
                 + (decodes ? decoding : "") + (encodes ? encoding : "") + "}\n"
         }
     }
@@ -399,6 +541,77 @@ struct ModelGenerator {
         if !current.isEmpty { lines.append(current) }
         return lines
     }
+
+    /// The key of a member the description does not list.
+    static let otherKey = """
+        /// The key of a member the description does not list.
+        struct OtherKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+
+            init(stringValue: String) { self.stringValue = stringValue }
+
+            init?(intValue: Int) { nil }
+        }
+
+        """
+
+    /// A JSON string response, decoded (Courier's `String` call form returns the body's text as it is).
+    static let jsonString = """
+        /// A response body that is a JSON string: its decoded text.
+        struct JSONString: Decodable, Sendable {
+            /// The decoded string.
+            var value: String
+
+            init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(String.self) }
+        }
+
+        """
+
+    /// The out-of-line storage of the members that close a cycle of models.
+    static let indirect = """
+        /// Stores a model's member out of line, so that a model can hold itself (`Node.parent: Node?`), directly or
+        /// through other models. The member reads and writes as its own type, and codes as it would without this.
+        @propertyWrapper
+        struct Indirect<Value: Sendable>: Sendable {
+            private final class Storage: Sendable {
+                let value: Value
+                init(_ value: Value) { self.value = value }
+            }
+
+            private var storage: Storage
+
+            init(wrappedValue: Value) { storage = Storage(wrappedValue) }
+
+            var wrappedValue: Value {
+                get { storage.value }
+                set { storage = Storage(newValue) }
+            }
+        }
+
+        extension Indirect: Decodable where Value: Decodable {
+            init(from decoder: any Decoder) throws { self.init(wrappedValue: try Value(from: decoder)) }
+        }
+
+        extension Indirect: Encodable where Value: Encodable {
+            func encode(to encoder: any Encoder) throws { try wrappedValue.encode(to: encoder) }
+        }
+
+        extension KeyedDecodingContainer {
+            /// An optional out-of-line member may be missing, as an optional member may.
+            func decode<T: Decodable>(_ type: Indirect<T?>.Type, forKey key: Key) throws -> Indirect<T?> {
+                Indirect(wrappedValue: try decodeIfPresent(T.self, forKey: key))
+            }
+        }
+
+        extension KeyedEncodingContainer {
+            /// A `nil` out-of-line member is left out, as a `nil` optional member is.
+            mutating func encode<T: Encodable>(_ value: Indirect<T?>, forKey key: Key) throws {
+                try encodeIfPresent(value.wrappedValue, forKey: key)
+            }
+        }
+
+        """
 
     static let jsonValue = """
         /// Any JSON value, for schemas that allow anything.

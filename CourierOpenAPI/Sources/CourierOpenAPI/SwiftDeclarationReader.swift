@@ -21,6 +21,9 @@ struct SwiftDeclarationReader {
         var headerNames: [String]
         /// Whether the builder passes a whole value (`.init { $0 }`, `.init { $0.body }`) whose names are unknown.
         var passesModel: Bool
+        /// Whether the builder sends a body of its own (`.body(.data(json), contentType:parameters:)`), whose
+        /// members are not in the source.
+        var sendsBody: Bool
     }
 
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "QUERY"]
@@ -62,9 +65,13 @@ struct SwiftDeclarationReader {
             let line = code[..<index].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
             endpoints.append(
                 Endpoint(
-                    file: file, line: line, method: method, path: path, name: declaredName(region),
+                    file: file, line: line, method: method, path: path,
+                    name: isAttribute
+                        ? declaredName(Array(code[(attributeEnd + 1)..<max(attributeEnd + 1, end)]))
+                        : valueName(Array(code[max(0, index - 300)..<index])),
                     names: dictionaryKeys(region, headers: false) + queryingNames(region),
-                    headerNames: dictionaryKeys(region, headers: true), passesModel: passesModel(region)))
+                    headerNames: dictionaryKeys(region, headers: true), passesModel: passesModel(region),
+                    sendsBody: String(decoding: region, as: UTF8.self).contains(".body(")))
             index = end
         }
         return endpoints
@@ -233,9 +240,20 @@ struct SwiftDeclarationReader {
         return String(match.output.1).matches(of: /"((?:[^"\\\n]|\\.)*)"/).map { String($0.output.1) }
     }
 
+    /// The property an attribute marks: the first `var` or `let` after the attribute (not one in a closure of the
+    /// attribute's own, such as a `headerBuilder`'s `var headers`).
     private static func declaredName(_ region: [UInt8]) -> String? {
         let text = String(decoding: region, as: UTF8.self)
         return text.firstMatch(of: /(?:var|let)\s+`?([A-Za-z_][A-Za-z0-9_]*)`?/).map { String($0.output.1) }
+    }
+
+    /// The property an endpoint value is assigned to (`static let user = GET<String>(…)`), from the text before the
+    /// value.
+    private static func valueName(_ before: [UInt8]) -> String? {
+        let text = String(decoding: before, as: UTF8.self)
+        return text.firstMatch(of: /(?:var|let)\s+`?([A-Za-z_][A-Za-z0-9_]*)`?\s*(?::[^=\n]*)?=\s*$/).map {
+            String($0.output.1)
+        }
     }
 
     private static func passesModel(_ region: [UInt8]) -> Bool {

@@ -16,6 +16,7 @@ enum SwiftNames {
         "Codable", "Decodable", "Encodable", "Sendable", "Hashable", "API", "APIError", "APIRequest", "APIResponse",
         "APIConfiguration", "APIPlugin", "AuthPlugin", "Parameters", "HTTPHeaders", "JSONValue", "Task", "Never",
         "Void", "Character", "Hasher", "CodingKeys", "CodingKey", "DecodingError", "Foundation", "Courier",
+        "JSONString", "Indirect", "DelimitedValue", "OtherKey",
     ]
 
     /// The words of a name: split at anything that is not a letter or digit, and at lower-to-upper changes.

@@ -26,9 +26,15 @@ struct Generate: ParsableCommand {
     @Flag(help: "One book for every operation instead of one per tag.")
     var single = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The access level of the generated declarations: internal, package or public (a book in a module of its own).",
+            valueName: "level"))
+    var access: Generator.Access = .internal
+
     func run() throws {
         let document = try OpenAPIDescription(contentsOf: URL(fileURLWithPath: description))
-        let files = Generator(description: document, grouping: single ? .single : .byTag).files()
+        let files = Generator(description: document, grouping: single ? .single : .byTag, access: access).files()
         let folder = URL(fileURLWithPath: output, isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, contents) in files.sorted(by: { $0.key < $1.key }) {
@@ -37,6 +43,8 @@ struct Generate: ParsableCommand {
         }
     }
 }
+
+extension Generator.Access: ExpressibleByArgument {}
 
 /// `courier-openapi check DESCRIPTION SOURCES…`.
 struct Check: ParsableCommand {

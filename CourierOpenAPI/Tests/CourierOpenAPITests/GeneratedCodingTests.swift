@@ -31,4 +31,43 @@ struct GeneratedCodingTests {
         let body = try encoder.encode(CreateAnimalRequest(name: "Rex", kind: .unknown("okapi")))
         #expect(String(decoding: body, as: UTF8.self) == #"{"kind":"okapi","name":"Rex"}"#)
     }
+
+    /// Issue 34, item 3: a model that holds itself (`Node.parent`), and models and unions that hold each other,
+    /// compile (this target compiles them) and code as plain members would.
+    @Test func modelsInACycleCodeThroughTheirOutOfLineMembers() throws {
+        let json = #"{"name":"leaf","parent":{"name":"root","children":[]}}"#
+        let node = try JSONDecoder().decode(Node.self, from: Data(json.utf8))
+        #expect(node.parent?.name == "root" && node.parent?.parent == nil && node.parent?.children?.isEmpty == true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // A nil out-of-line member is left out, as a nil optional is.
+        let root = Node(name: "root", parent: nil, children: nil)
+        #expect(String(decoding: try encoder.encode(root), as: UTF8.self) == #"{"name":"root"}"#)
+        var leaf = Node(name: "leaf", parent: root, children: nil)
+        leaf.parent?.name = "top"
+        #expect(
+            String(decoding: try encoder.encode(leaf), as: UTF8.self) == #"{"name":"leaf","parent":{"name":"top"}}"#)
+        let ring = try JSONDecoder().decode(Ring.self, from: Data(#"{"next":{"ring":{"shape":{"first":"dot"}}}}"#.utf8))
+        guard case .shapeGroup(let group)? = ring.next?.ring?.shape, case .string("dot") = group.first else {
+            Issue.record("decoded \(ring)")
+            return
+        }
+    }
+
+    /// Issue 34, item 10: members the description does not list are kept beside the listed ones.
+    @Test func membersTheDescriptionDoesNotListAreKept() throws {
+        let json = #"{"name":"b","id":"b1","last_modified":17}"#
+        let bucket = try JSONDecoder().decode(Bucket.self, from: Data(json.utf8))
+        #expect(bucket.name == "b")
+        #expect(bucket.additionalProperties["id"] == .string("b1"))
+        #expect(bucket.additionalProperties["last_modified"] == .number(17))
+        #expect(bucket.additionalProperties["name"] == nil)
+        // Encoding them is checked against a live Kinto (CompileTests).
+    }
+
+    /// Issue 34, item 11: an error schema written inline on a response has a model to decode the error body into.
+    @Test func anInlineErrorSchemaHasAModel() throws {
+        let error = try JSONDecoder().decode(GetWireBucketError.self, from: Data(#"{"code":404,"reason":"gone"}"#.utf8))
+        #expect(error.code == 404 && error.reason == "gone")
+    }
 }

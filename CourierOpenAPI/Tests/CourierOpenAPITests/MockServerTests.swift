@@ -16,7 +16,7 @@ import Testing
 /// accepted; the strict contract plugin checks the server's answers the other way round, and the typed calls
 /// decode them.
 @MainActor
-@Suite(.testEnvironment("COURIER_OPENAPI_URL", setBy: "scripts/test-openapi"))
+@Suite(.serialized, .testEnvironment("COURIER_OPENAPI_URL", setBy: "scripts/test-openapi"))
 struct MockServerTests {
     let base = ProcessInfo.processInfo.environment["COURIER_OPENAPI_URL"] ?? ""
 
@@ -75,9 +75,66 @@ struct MockServerTests {
                 shelfId: 7,
                 body: AddShelfDocumentRequest(title: "Plan", document: Data("%PDF-1.4".utf8), preview: Data([1, 2])))
             called.append("addShelfDocument")
+            // A JSON string response comes back decoded (issue 34, item 9).
+            let styled = try await WireAPI.sendStyles(
+                ids: [3, 4, 5], point: Span(from: 1, to: 2), mark: "a b", tags: ["x", "y"], colors: ["red", "blue"],
+                sizes: [1, 2], xTraceIds: ["t1", "t2"], session: "s-1", theme: "dark")
+            #expect(styled == "text")
+            called.append("sendStyles")
+            try await WireAPI.updateWireUser(
+                username: "ann", body: UpdateWireUserRequest(username: "ann", email: "a@b"))
+            called.append("updateWireUser")
+            #expect(try await WireAPI.getWireBucket(id: "b1").name == "text")
+            called.append("getWireBucket")
         }
         #expect(called.sorted() == served.operations.map(\.operationId).sorted())
         #expect(contract.violations == [])
+    }
+
+    /// What the server received, as it came (its `/__echo/OPERATION` route).
+    struct Echo: Decodable {
+        var target: String
+        var headers: [[String]]
+        var body: String
+
+        func values(_ name: String) -> [String] {
+            headers.filter { $0.first?.lowercased() == name.lowercased() }.map { $0.dropFirst().joined() }
+        }
+    }
+
+    func echo(_ operation: String) async throws -> Echo {
+        let url = try #require(URL(string: base + "/__echo/" + operation))
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return try JSONDecoder().decode(Echo.self, from: data)
+    }
+
+    /// Issue 34, items 4 to 8: what reaches the wire, as the server echoes it.
+    @Test func stylesArraysHeadersCookiesAndBodyMembersReachTheWireAsTheDescriptionSays() async throws {
+        let configuration = APIConfiguration.featureZoo(
+            baseURL: base + "/v2", bearerToken: "token", basic: (username: "u", password: "p"), keyInQuery: "key")
+        try await APIConfiguration.withCurrent(configuration) { () async throws(APIError) in
+            _ = try await WireAPI.sendStyles(
+                ids: [3, 4, 5], point: Span(from: 1, to: 2), mark: "a;b", tags: ["x", "y,z"], colors: ["red", "blue"],
+                sizes: [1, 2], xTraceIds: ["t1", "t2"], session: "s-1", theme: "dark")
+            try await WireAPI.updateWireUser(
+                username: "ann", body: UpdateWireUserRequest(username: "ann", email: "a@b"))
+        }
+        let styles = try await echo("sendStyles")
+        // Path: simple array and exploded object keep `,` and `=`, matrix `;` and `=`, label `.` and `,`; the values
+        // inside are encoded (`;` in "a;b", `,` in "y,z"). Query: `colors` (explode: false) comma-separated beside
+        // `sizes` (exploded) repeated.
+        #expect(
+            styles.target
+                == "/v2/wire/3,4,5/from=1,to=2/;mark=a%3Bb/.x,y%2Cz?colors=red,blue&sizes=1&sizes=2&api_key=key")
+        // An array header in simple style; both cookies in one field, `; ` between them.
+        #expect(styles.values("X-Trace-Ids") == ["t1,t2"])
+        #expect(styles.values("Cookie") == ["session=s-1; theme=dark"])
+        // A body member named like a path value is in the body too.
+        let user = try await echo("updateWireUser")
+        #expect(user.target == "/v2/wire/users/ann?api_key=key")
+        #expect(
+            try JSONDecoder().decode([String: String].self, from: Data(user.body.utf8))
+                == ["username": "ann", "email": "a@b"])
     }
 
     @Test func aRequestThatBreaksTheDescriptionIsRejectedByTheServer() async throws {

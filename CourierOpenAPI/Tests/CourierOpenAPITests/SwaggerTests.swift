@@ -31,7 +31,10 @@ import Testing
     @Test func theBookUsesTheConvertedDescription() throws {
         let files = try Support.generated("swagger-2.0.yaml")
         let book = try #require(files["OldStoreAPI.swift"])
-        #expect(book.contains("@GET(\"/items\", encoding: .query(ParameterEncodingOptions(arrays: .commaSeparated)))"))
+        // `collectionFormat: csv`: the array comma-separated.
+        #expect(
+            book.contains(
+                "\"tags\": $0.tags.map { v in v.map { \"\\($0)\" as DelimitedValue }.joined(separator: \",\") }"))
         #expect(book.contains("@POST(\"/items/{id}/picture\", encoding: .multipart)"))
         // The `type: file` member is a file part with a filename.
         #expect(book.contains("\"file\": .data($0.body.file, filename: \"file\"), \"caption\": $0.body.caption"))

@@ -175,6 +175,8 @@ public struct EncodableParameters: Sendable {
                     pairs.add(name, text: text)
                 } else if let int = value as? Int {
                     pairs.add(name, text: String(int))
+                } else if let delimited = value as? DelimitedValue {
+                    pairs.add(name, delimited: delimited)
                 } else {
                     try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
                 }

@@ -11,6 +11,8 @@ protocol ParameterPairs {
     /// Adds one pair whose value is `texts` joined by `,` (``ParameterEncodingOptions/ArrayStyle/commaSeparated``);
     /// `texts` is not empty.
     mutating func add(_ name: String, commaSeparated texts: [String])
+    /// Adds one pair whose value is a ``DelimitedValue``: its values encoded, its delimiters kept.
+    mutating func add(_ name: String, delimited value: DelimitedValue)
 }
 
 extension ParameterPairs {
@@ -82,5 +84,9 @@ struct TextFieldCollector: ParameterPairs {
 
     mutating func add(_ name: String, commaSeparated texts: [String]) {
         fields.append((name, texts.joined(separator: ",")))
+    }
+
+    mutating func add(_ name: String, delimited value: DelimitedValue) {
+        fields.append((name, value.text))
     }
 }

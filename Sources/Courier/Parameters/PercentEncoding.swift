@@ -30,6 +30,8 @@ enum PercentEncoding {
         static let unreserved = Allowed(unreservedBytes)
         /// Path literals written by the endpoint's author: `pchar` plus `%`, so existing escapes survive.
         static let pathLiteral = Allowed(unreservedBytes + Array("!$&'()*+,;=:@%".utf8))
+        /// The delimiters of a ``DelimitedValue``: sub-delimiters that split nothing else in a path or a query.
+        static let delimiters = Allowed(unreservedBytes + Array(",;=:@!$'()*".utf8))
         /// A static query written by the endpoint's author: `pchar`, `/`, `?` and `%`.
         static let queryLiteral = Allowed(unreservedBytes + Array("!$&'()*+,;=:@%/?".utf8))
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Parameters split into path values, query names and the rest, which the endpoint's `ParameterEncoder` writes.
 struct PlacedParameters {
     /// The text of each path placeholder, first value wins; a list, as templates have few placeholders.
-    private var pathValues: [(name: String, text: String)] = []
+    private var pathValues: [(name: String, text: PathTemplate.Value)] = []
     private(set) var query: String?
     private(set) var body = RequestBody.empty
     private(set) var contentType: String?
@@ -33,7 +33,11 @@ struct PlacedParameters {
             if !queryNames.isEmpty {
                 var pairs = QueryEncoder(options: options, spaceAsPlus: false)
                 for case (let name, let value?) in named where queryNames.contains(name) && !pathNames.contains(name) {
-                    try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
+                    if let delimited = value as? DelimitedValue {
+                        pairs.add(name, delimited: delimited)
+                    } else {
+                        try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
+                    }
                 }
                 if !pairs.isEmpty { query = pairs.text }
             }
@@ -51,7 +55,7 @@ struct PlacedParameters {
                 for member in members {
                     if pathNames.contains(member.key) {
                         guard member.value != .null else { continue }
-                        let text = try Self.pathText(member.key, member.value, options)
+                        let text = PathTemplate.Value.text(try Self.pathText(member.key, member.value, options))
                         if let index = pathValues.firstIndex(where: { $0.name == member.key }) {
                             pathValues[index].text = text
                         } else {
@@ -107,7 +111,7 @@ struct PlacedParameters {
     }
 
     /// The text for the path placeholder `name`, if the parameters have one.
-    func pathValue(for name: String) -> String? {
+    func pathValue(for name: String) -> PathTemplate.Value? {
         for entry in pathValues where entry.name == name { return entry.text }
         return nil
     }
@@ -116,9 +120,10 @@ struct PlacedParameters {
         _ name: String,
         _ value: any Encodable,
         _ options: ParameterEncodingOptions
-    ) throws -> String {
-        if let text = value as? String { return text }
-        return try pathText(name, ParameterValue.make(from: value, depth: 0), options)
+    ) throws -> PathTemplate.Value {
+        if let text = value as? String { return .text(text) }
+        if let delimited = value as? DelimitedValue { return .encoded(delimited.encoded()) }
+        return .text(try pathText(name, ParameterValue.make(from: value, depth: 0), options))
     }
 
     private static func pathText(

@@ -35,6 +35,12 @@ struct QueryEncoder: ParameterPairs {
         }
     }
 
+    /// The values are encoded (a space as `+` in a form body), the delimiters kept.
+    mutating func add(_ name: String, delimited value: DelimitedValue) {
+        startPair(name)
+        bytes.append(contentsOf: value.encoded(spaceAsPlus: spaceAsPlus).utf8)
+    }
+
     /// Writes the separator, the encoded name and `=`.
     private mutating func startPair(_ name: String) {
         if isEmpty {

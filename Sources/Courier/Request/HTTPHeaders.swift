@@ -167,6 +167,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.append(contentsOf: other.fields)
     }
 
+    /// The values of two or more `Cookie` fields joined by `; `, as one field holds them; `nil` for one or none.
+    var repeatedCookies: String? {
+        var count = 0
+        for field in fields where field.name == .cookie { count += 1 }
+        return count > 1 ? values(for: .cookie).joined(separator: "; ") : nil
+    }
+
     /// The name of the first field whose name is not a valid token or whose value holds CR, LF or NUL.
     var firstInvalidName: HTTPHeaderName? {
         fields.first { field in

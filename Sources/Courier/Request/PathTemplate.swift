@@ -138,14 +138,21 @@ struct PathTemplate: Sendable {
         return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 
+    /// A placeholder's value: text to encode, or a ``DelimitedValue`` already encoded.
+    enum Value {
+        case text(String)
+        case encoded(String)
+    }
+
     /// Appends the percent-encoded path, with every placeholder filled by `value(name)`, to `output`.
     ///
     /// Literal text keeps existing `%XX` escapes and encodes anything a path may not contain; values are
     /// encoded as one segment (`/` becomes `%2F`), except in a `{name...}` placeholder, whose value is split
-    /// at `/` and each segment encoded. A segment with a placeholder may not end up empty, `.` or `..`.
+    /// at `/` and each segment encoded. An encoded value (a ``DelimitedValue``, which has no `/`) is appended as it
+    /// is. A segment with a placeholder may not end up empty, `.` or `..`.
     func render(
         into output: inout [UInt8],
-        value: (String) throws(RequestProblemError) -> String
+        value: (String) throws(RequestProblemError) -> Value
     ) throws(RequestProblemError) {
         if let fixedPath {
             output.append(contentsOf: fixedPath.utf8)
@@ -169,12 +176,23 @@ struct PathTemplate: Sendable {
             switch part {
             case .literal(let text):
                 output.append(contentsOf: text.utf8)
-            case .placeholder(let name):
-                PercentEncoding.append(try value(name), allowing: .unreserved, to: &output)
-                segmentPlaceholder = segmentPlaceholder ?? name
-            case .segments(let name):
+            case .placeholder(let name), .segments(let name):
+                let text: String
+                switch try value(name) {
+                case .encoded(let encoded):
+                    output.append(contentsOf: encoded.utf8)
+                    segmentPlaceholder = segmentPlaceholder ?? name
+                    continue
+                case .text(let plain):
+                    text = plain
+                }
+                guard case .segments = part else {
+                    PercentEncoding.append(text, allowing: .unreserved, to: &output)
+                    segmentPlaceholder = segmentPlaceholder ?? name
+                    continue
+                }
                 // Each segment encoded on its own, the `/` between them kept; every one is checked.
-                for (index, segment) in try value(name).split(separator: "/", omittingEmptySubsequences: false)
+                for (index, segment) in text.split(separator: "/", omittingEmptySubsequences: false)
                     .enumerated()
                 {
                     if index > 0 {

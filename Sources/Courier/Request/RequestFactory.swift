@@ -73,6 +73,8 @@ enum RequestFactory {
         var headers = configuration.headers
         headers.merge(endpoint.headers)
         if let parameterHeaders { headers.merge(parameterHeaders) }
+        // RFC 6265: one `Cookie` field, its pairs separated by `; ` (two fields would reach the wire joined by `,`).
+        if headers.count > 1, let cookies = headers.repeatedCookies { headers[.cookie] = cookies }
         if let contentType = placed.contentType, !headers.contains(.contentType) {
             headers[.contentType] = contentType
         }

@@ -19,11 +19,30 @@ import Testing
         #expect(request.headers.values(for: "X-Trace") == ["call"])
     }
 
-    @Test func repeatedNamesInOneSourceAreAllSent() throws {
-        let endpoint = GET<Void>("/x", headers: ["Cookie": "a=1", "Cookie": "b=2"])
+    /// (fields of one source, the values sent, the field as the wire has it): repeated names are all sent, except
+    /// `Cookie`, whose pairs go in one field separated by `; ` (RFC 6265).
+    static let repeatedNames: [(HTTPHeaders, [String], String)] = [
+        (["X-Tag": "a", "X-Tag": "b"], ["a", "b"], "a,b"),
+        (["Cookie": "a=1", "Cookie": "b=2"], ["a=1; b=2"], "a=1; b=2"),
+        (["cookie": "a=1", "Cookie": "b=2", "COOKIE": "c=3"], ["a=1; b=2; c=3"], "a=1; b=2; c=3"),
+        (["Cookie": "a=1"], ["a=1"], "a=1"),
+    ]
+
+    @Test(arguments: repeatedNames)
+    func repeatedNamesInOneSourceAreAllSent(headers: HTTPHeaders, values: [String], field: String) throws {
+        let name = try #require(headers.map(\.name).first)
+        let endpoint = GET<Void>("/x", headers: headers)
         let request = try endpoint.makeRequest(using: testConfiguration)
-        #expect(request.headers.values(for: .cookie) == ["a=1", "b=2"])
-        #expect(request.urlRequest.value(forHTTPHeaderField: "Cookie") == "a=1,b=2")
+        #expect(request.headers.values(for: name) == values)
+        #expect(request.urlRequest.value(forHTTPHeaderField: name.rawValue) == field)
+    }
+
+    @Test func cookiesOfTheBuilderJoinInOneField() throws {
+        let endpoint = GET<(String, String)>(
+            wrappedValue: nil, "/x",
+            headerBuilder: { ["Cookie": "session=\($0.0)", "Cookie": "theme=\($0.1)"] })
+        let request = try endpoint.makeRequest(with: ("s-1", "dark"), using: testConfiguration)
+        #expect(request.headers.values(for: .cookie) == ["session=s-1; theme=dark"])
     }
 
     static let badHeaders: [(HTTPHeaderName, String)] = [
