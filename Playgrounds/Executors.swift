@@ -95,7 +95,7 @@ enum ExecutorsPage {
         Console.result("while changed: origin \(global.origin); restored: origin \(restored.origin)")
 
         Console.step("Any executor plugs in, e.g. URLSessionExecutor on its own, without the logging wrapper")
-        let plain = stage.isOffline ? stage.transport : URLSessionExecutor(timeout: .seconds(5))
+        let plain = stage.isOffline ? stage.transport : URLSessionExecutor()
         let quiet: IPAnswer = try await Origin.$ip.request(using: APIConfiguration.default.with { $0.executor = plain })
         Console.result("origin \(quiet.origin), via \(type(of: plain)) (no → / ← lines: nothing logged it)")
         Console.note("an Alamofire adapter is one `execute(_:)` method like LoggingExecutor's")

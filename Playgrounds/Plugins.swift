@@ -121,7 +121,7 @@ enum PluginsPage {
             Console.caught(error)
         }
         Console.result("POST attempts: \(postAttempts.count) (POST is not idempotent, so it is never retried)")
-        Console.note("per endpoint: `@POST(\"/search\", tags: [.retry(RetryPolicy(methods: [.post]))])`")
+        Console.note("per endpoint: `@POST(\"/search\", tags: [.retryPolicy(RetryPolicy(methods: [.post]))])`")
         Console.note("put .retry first: the plugins after it (auth, logging) then run again for every attempt")
 
         Console.step("LoggingPlugin: one entry per request and response, secrets redacted in URL, headers, body, cURL")

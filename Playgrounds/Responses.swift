@@ -25,7 +25,7 @@ enum Answers {
     static var slow: APIParameterBuilder<Void>? = nil
 
     // Nothing listens on port 9 (discard) of this machine.
-    @GET("/get", baseURL: "http://127.0.0.1:9")
+    @GET("/get", baseURL: URL(string: "http://127.0.0.1:9"))
     static var nowhere: APIParameterBuilder<Void>? = nil
 }
 

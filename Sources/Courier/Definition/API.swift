@@ -1,3 +1,5 @@
+import Foundation
+
 /// An endpoint of an HTTP API, declared as a property wrapper over its ``APIParameterBuilder``.
 ///
 /// Use it through the method aliases (``GET``, ``POST``, ``PUT``, ``PATCH``, ``DELETE``, ``HEAD``,
@@ -73,7 +75,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
         _ path: String,
         headers: HTTPHeaders = [:],
         host: APIHost? = nil,
-        baseURL: String? = nil,
+        baseURL: URL? = nil,
         encoding: ParameterEncoding? = nil,
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,

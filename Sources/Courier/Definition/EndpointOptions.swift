@@ -9,7 +9,7 @@ public struct EndpointOptions: Sendable {
     /// A named host that the configuration maps to a base URL; `nil` for the configuration's base URL.
     public var host: APIHost?
     /// A base URL for this endpoint only, overriding the configuration and ``host``.
-    public var baseURL: String?
+    public var baseURL: URL?
     /// Where parameters go (`.query`, `.json`, `.form`); `nil` for the method's default.
     public var encoding: ParameterEncoding?
     /// The deadline of each call; `nil` for the configuration's.
@@ -32,7 +32,7 @@ public struct EndpointOptions: Sendable {
     public init(
         headers: HTTPHeaders = [:],
         host: APIHost? = nil,
-        baseURL: String? = nil,
+        baseURL: URL? = nil,
         encoding: ParameterEncoding? = nil,
         timeout: Duration? = nil,
         acceptableStatusCodes: AcceptableStatusCodes? = nil,

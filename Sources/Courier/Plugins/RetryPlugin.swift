@@ -14,10 +14,10 @@ import Foundation
 /// Endpoints override the configuration's policy with a tag:
 ///
 /// ```swift
-/// @POST("/payments", tags: [.retry(.never)])
+/// @POST("/payments", tags: [.retryPolicy(.never)])
 /// static var pay: APIParameterBuilder<Payment>? = .init { $0 }
 ///
-/// @POST("/search", tags: [.retry(RetryPolicy(maxAttempts: 5, methods: [.post]))])
+/// @POST("/search", tags: [.retryPolicy(RetryPolicy(maxAttempts: 5, methods: [.post]))])
 /// static var search: APIParameterBuilder<Query>? = .init { $0 }
 /// ```
 public struct RetryPolicy: Sendable {
@@ -106,19 +106,20 @@ enum RetryPolicyKey: APITagKey {
 }
 
 extension APITag {
-    /// Overrides the retry policy for one endpoint, e.g. `tags: [.retry(.never)]`.
-    public static func retry(_ policy: RetryPolicy) -> APITag {
+    /// Overrides the retry policy for one endpoint, e.g. `tags: [.retryPolicy(.never)]`; the ``RetryPlugin``
+    /// (`.retry()` in the plugins) applies it.
+    public static func retryPolicy(_ policy: RetryPolicy) -> APITag {
         APITag(RetryPolicyKey.self, policy)
     }
 }
 
-/// Retries failed calls according to a ``RetryPolicy`` (the endpoint's `.retry` tag, else its own).
+/// Retries failed calls according to a ``RetryPolicy`` (the endpoint's `.retryPolicy` tag, else its own).
 ///
 /// Put it first in ``APIConfiguration/plugins`` so that the plugins after it (authentication, logging)
 /// run again for every attempt. Cancelling the calling task stops a wait at once; the call then fails
 /// with ``APIError/TransportProblem/cancelled``.
 public struct RetryPlugin: APIPlugin {
-    /// The policy for endpoints without a `.retry` tag.
+    /// The policy for endpoints without a `.retryPolicy` tag.
     let policy: RetryPolicy
 
     /// Creates the plugin (``APIPlugin/retry(_:)`` is the spelling to use).

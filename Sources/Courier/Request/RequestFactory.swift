@@ -105,7 +105,7 @@ enum RequestFactory {
         if endpoint.template.isAbsolute { return nil }
         let base: URL?
         if let declared = endpoint.baseURL {
-            base = URL(string: declared)
+            base = declared
         } else if let host = endpoint.host {
             guard let url = configuration.hosts[host] else {
                 throw APIError(.invalidRequest(.unknownHost(host)), endpoint: endpoint)

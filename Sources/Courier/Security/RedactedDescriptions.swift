@@ -192,7 +192,7 @@ extension APIEndpoint: CustomReflectable {
             self,
             children: [
                 "method": method, "path": printablePath, "host": options.host as Any,
-                "baseURL": options.baseURL.map { redactor.redactingURLs(in: $0) } as Any,
+                "baseURL": options.baseURL.map { redactor.redactingURLs(in: $0.absoluteString) } as Any,
                 "encoding": options.encoding as Any, "headers": redactor.headers(options.headers),
                 "timeout": options.timeout as Any, "tags": options.tags, "plugins": options.plugins.count,
             ],

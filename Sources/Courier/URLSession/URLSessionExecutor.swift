@@ -39,7 +39,7 @@ import Foundation
 /// connection makes FoundationNetworking trap (swift-corelibs-foundation#5285), which no executor over
 /// `URLSession` can catch.
 ///
-/// Sessions this executor creates (``init(timeout:)``, ``init(configuration:)`` and ``shared``) report
+/// Sessions this executor creates (``init()``, ``init(configuration:)`` and ``shared``) report
 /// the body as it arrives; on Linux they run delegate callbacks on URLSession's own queue, so do not add
 /// tasks of your own with completion handlers that block to ``session``. On Linux the executor also stores the
 /// cookies of responses in the configuration's `httpCookieStorage` itself, once per response (FoundationNetworking
@@ -51,7 +51,7 @@ import Foundation
 /// another origin loses the request's own pairs, not the storage's. A session passed to ``init(session:)`` sets
 /// cookies as URLSession does.
 ///
-/// The sessions of ``shared`` and ``init(timeout:)`` have no `URLCache` (`urlCache = nil`,
+/// The sessions of ``shared`` and ``init()`` have no `URLCache` (`urlCache = nil`,
 /// `requestCachePolicy = .reloadIgnoringLocalCacheData`): Courier caches with ``ResponseCache`` (see
 /// <doc:Caching>), and on Linux FoundationNetworking would otherwise look every task up in `URLCache.shared`, a
 /// directory scan, without ever storing into it. A configuration passed to ``init(configuration:)`` keeps its own.
@@ -95,11 +95,10 @@ public struct URLSessionExecutor: APIExecutor {
         self.reportsEvents = true
     }
 
-    /// An executor over a new session with the default configuration and `timeout` as the session's
-    /// request timeout (each request's own timeout still applies).
-    public init(timeout: Duration = .seconds(60)) {
+    /// An executor over a new session of its own with the default configuration. A call's deadline is the
+    /// configuration's or the endpoint's `timeout`, whatever the session.
+    public init() {
         let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = timeout.timeInterval
         // Courier caches with ResponseCache; FoundationNetworking would look every task up in URLCache.shared (a
         // directory scan) and never store into it, and Apple's URLSession would serve what Courier's rules refuse.
         configuration.urlCache = nil

@@ -57,7 +57,7 @@ func readmeExample() async throws {
         ["q": $0.query, "tag": $0.tags, "in_stock": true]  // ?q=…&tag=a&tag=b&in_stock=true
     }
 
-    @POST("/session", encoding: .form, tags: [.retry(.never)])
+    @POST("/session", encoding: .form, tags: [.retryPolicy(.never)])
     static var signIn: APIParameterBuilder<(user: String, password: String)>? = .init {
         ["user": $0.user, "password": $0.password]
     }
@@ -118,7 +118,7 @@ func readmeConfiguration() async throws {
     configuration.sensitiveNames = ["X-Session"]  // redacted in logs and errors, removed on cross-origin redirects
     APIConfiguration.default = configuration
 
-    let staging = configuration.with { $0.executor = URLSessionExecutor(timeout: .seconds(10)) }
+    let staging = configuration.with { $0.baseURL = URL(string: "https://staging.example.com") }
     try await APIConfiguration.withCurrent(staging) {
         let product: Product = try await Shop.$product.request(with: 42)
         print(product.name)

@@ -53,7 +53,7 @@ import Testing
     /// Courier caches with ``ResponseCache``; the sessions it creates have no `URLCache`, which on Linux costs a
     /// directory scan on every task and is never written to.
     @Test func sessionsCourierCreatesHaveNoURLCache() {
-        for executor in [URLSessionExecutor.shared, URLSessionExecutor(timeout: .seconds(5))] {
+        for executor in [URLSessionExecutor.shared, URLSessionExecutor()] {
             let configuration = executor.session.configuration
             #expect(configuration.urlCache == nil)
             #expect(configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)

@@ -84,13 +84,13 @@ import Testing
     @Test func anEndpointTagOverridesThePolicy() async throws {
         let never = sequence([503, 200])
         await #expect(throws: APIError.self) {
-            try await GET<Void>("/x", tags: [.retry(.never)]).request(using: configuration(never))
+            try await GET<Void>("/x", tags: [.retryPolicy(.never)]).request(using: configuration(never))
         }
         #expect(never.requests.count == 1)
 
         let posts = sequence([503, 503, 503, 200])
         let custom = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(1), methods: [.post])
-        try await POST<Void>("/x", tags: [.retry(custom)]).request(using: configuration(posts))
+        try await POST<Void>("/x", tags: [.retryPolicy(custom)]).request(using: configuration(posts))
         #expect(posts.requests.count == 4)
     }
 

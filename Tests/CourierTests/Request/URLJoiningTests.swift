@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func endpointBaseURLOverridesTheConfiguration() throws {
-        let endpoint = GET<Void>("/files", baseURL: "https://cdn.example.com/v1")
+        let endpoint = GET<Void>("/files", baseURL: URL(string: "https://cdn.example.com/v1"))
         let request = try endpoint.makeRequest(using: testConfiguration)
         #expect(request.url.absoluteString == "https://cdn.example.com/v1/files")
     }
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func unusableEndpointBaseURLIsAnError() throws {
-        let endpoint = GET<Void>("/files", baseURL: "not a url")
+        let endpoint = GET<Void>("/files", baseURL: URL(string: "/relative/only"))
         let error = try #require(buildError { try endpoint.makeRequest(using: testConfiguration) })
         #expect(error.reason == .invalidRequest(.invalidBaseURL))
     }
