@@ -97,7 +97,7 @@ extension API where Parameter: Sendable {
     ///   - type: The type to decode; inferred from the context when omitted.
     ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
     ///     subscription.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's `responseDecoder`.
     public func publisher<Output: Decodable & Sendable>(
         with parameter: Parameter,
         as type: Output.Type = Output.self,
@@ -122,7 +122,7 @@ extension API where Parameter: Sendable {
     ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
     ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
     ///     subscription.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's `responseDecoder`.
     public func publisher<Value: Decodable & Sendable>(
         with parameter: Parameter,
         as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
@@ -162,7 +162,7 @@ extension API where Parameter == Void {
     ///   - type: The type to decode; inferred from the context when omitted.
     ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
     ///     subscription.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's `responseDecoder`.
     public func publisher<Output: Decodable & Sendable>(
         as type: Output.Type = Output.self,
         using configuration: APIConfiguration? = nil,
@@ -177,7 +177,7 @@ extension API where Parameter == Void {
     ///   - type: The `DecodedResponse` to produce; inferred from the context when omitted.
     ///   - configuration: The configuration for every call; `nil` for `APIConfiguration.current` at
     ///     subscription.
-    ///   - decoder: Decodes the body; `nil` for JSON with the configuration's `decoder`.
+    ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's `responseDecoder`.
     public func publisher<Value: Decodable & Sendable>(
         as type: DecodedResponse<Value>.Type = DecodedResponse<Value>.self,
         using configuration: APIConfiguration? = nil,

@@ -62,14 +62,10 @@ public struct APIConfiguration: Sendable {
         get { fields.encoder }
         set { fields.encoder = newValue }
     }
-    /// Decodes JSON responses. Default: ISO 8601 dates. Changes made in place stay in this configuration.
-    public var decoder: CopyOnWriteCoder<JSONDecoder> {
-        get { fields.decoder }
-        set { fields.decoder = newValue }
-    }
-    /// Decodes response bodies when neither the call nor the endpoint names a decoder, for a service that
-    /// does not speak JSON (`XMLResponseDecoder()`); `nil` (the default) for JSON with ``decoder``.
-    public var responseDecoder: (any ResponseDecoder)? {
+    /// Decodes response bodies when neither the call nor the endpoint names a decoder. Default: JSON with
+    /// ``makeDefaultDecoder()`` (ISO 8601 dates). Another JSON decoder is `.json(decoder)`; a service that does
+    /// not speak JSON names its own (`.propertyList`, `XMLResponseDecoder()`).
+    public var responseDecoder: any ResponseDecoder {
         get { fields.responseDecoder }
         set { fields.responseDecoder = newValue }
     }
@@ -137,8 +133,7 @@ public struct APIConfiguration: Sendable {
         var maxResponseBytes: Int
         var sensitiveNames: Set<HTTPHeaderName>
         var encoder: CopyOnWriteCoder<JSONEncoder>
-        var decoder: CopyOnWriteCoder<JSONDecoder>
-        var responseDecoder: (any ResponseDecoder)?
+        var responseDecoder: any ResponseDecoder
         var parameterOptions: ParameterEncodingOptions
         var acceptableStatusCodes: AcceptableStatusCodes
         var executor: any APIExecutor
@@ -193,10 +188,9 @@ public struct APIConfiguration: Sendable {
         maxResponseBytes: Int = APIConfiguration.defaultMaxResponseBytes,
         sensitiveNames: Set<HTTPHeaderName> = [],
         encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder(),
-        decoder: JSONDecoder = APIConfiguration.makeDefaultDecoder(),
+        responseDecoder: any ResponseDecoder = .json(APIConfiguration.makeDefaultDecoder()),
         parameterOptions: ParameterEncodingOptions = .default,
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        responseDecoder: (any ResponseDecoder)? = nil,
         executor: any APIExecutor = URLSessionExecutor.shared,
         plugins: [any APIPlugin] = [],
         cache: ResponseCache? = nil,
@@ -206,8 +200,7 @@ public struct APIConfiguration: Sendable {
             baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
             headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
             maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
-            encoder: CopyOnWriteCoder(encoder), decoder: CopyOnWriteCoder(decoder),
-            responseDecoder: responseDecoder,
+            encoder: CopyOnWriteCoder(encoder), responseDecoder: responseDecoder,
             parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
             plugins: plugins, cache: cache, observers: observers)
         fields.sortObservers()

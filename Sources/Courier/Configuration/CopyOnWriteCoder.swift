@@ -1,15 +1,15 @@
 import Foundation
 
-/// A `JSONEncoder` or `JSONDecoder` held as a value: change its settings through this value and only this
-/// copy of the configuration changes.
+/// A `JSONEncoder` held as a value: change its settings through this value and only this copy of the
+/// configuration changes.
 ///
-/// ``APIConfiguration/encoder`` and ``APIConfiguration/decoder`` are of this type, so that copies of a
-/// configuration are independent even though Foundation's coders are classes:
+/// ``APIConfiguration/encoder`` is of this type, so that copies of a configuration are independent even though
+/// Foundation's coders are classes:
 ///
 /// ```swift
 /// var snake = base
 /// snake.encoder.keyEncodingStrategy = .convertToSnakeCase   // `base` keeps its own encoder
-/// snake.decoder = .init(myDecoder)                          // a coder of your own (copied)
+/// snake.encoder = .init(myEncoder)                          // a coder of your own (copied)
 /// ```
 ///
 /// Every settable property of the coder reads and writes through this value; the first change after a copy
@@ -25,7 +25,7 @@ public struct CopyOnWriteCoder<Coder: AnyObject & Sendable>: Sendable {
         self.copy = copy
     }
 
-    /// The coder, for APIs that need one (`JSONResponseDecoder(configuration.decoder.coder)`). Read only:
+    /// The coder, for APIs that need one (`configuration.encoder.coder.encode(value)`). Read only:
     /// a change made through it would reach every configuration that shares it.
     public var coder: Coder { storage }
 
@@ -58,32 +58,6 @@ extension CopyOnWriteCoder where Coder == JSONEncoder {
         copy.nonConformingFloatEncodingStrategy = encoder.nonConformingFloatEncodingStrategy
         copy.keyEncodingStrategy = encoder.keyEncodingStrategy
         copy.userInfo = encoder.userInfo
-        return copy
-    }
-}
-
-extension CopyOnWriteCoder where Coder == JSONDecoder {
-    /// Holds a copy of `decoder`: later changes to `decoder` do not reach this value.
-    public init(_ decoder: JSONDecoder) {
-        self.init(decoder, copy: Self.copying)
-    }
-
-    /// Decodes a value of `type` from `data` with the coder.
-    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try storage.decode(type, from: data)
-    }
-
-    @Sendable private static func copying(_ decoder: JSONDecoder) -> JSONDecoder {
-        let copy = JSONDecoder()
-        copy.dateDecodingStrategy = decoder.dateDecodingStrategy
-        copy.dataDecodingStrategy = decoder.dataDecodingStrategy
-        copy.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
-        copy.keyDecodingStrategy = decoder.keyDecodingStrategy
-        copy.userInfo = decoder.userInfo
-        if #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
-            copy.allowsJSON5 = decoder.allowsJSON5
-            copy.assumesTopLevelDictionary = decoder.assumesTopLevelDictionary
-        }
         return copy
     }
 }

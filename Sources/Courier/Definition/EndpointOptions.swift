@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings an endpoint declares besides its method, path and parameter type, said once: the
 /// declaration (`@GET("/x", headers: …, timeout: …)`) fills them, ``APIEndpoint`` stores them, and
 /// plugins and executors read them as `request.endpoint.timeout`, `request.endpoint.tags`, ….

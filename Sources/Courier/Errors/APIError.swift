@@ -98,8 +98,7 @@ public struct APIError: Error, Sendable {
     /// - Parameters:
     ///   - type: The server's error model.
     ///   - decoder: The decoder; `nil` for the one the failed call used (its `decoder:` argument, the
-    ///     endpoint's, the configuration's ``APIConfiguration/responseDecoder``, else JSON with the
-    ///     configuration's `decoder`).
+    ///     endpoint's or the configuration's ``APIConfiguration/responseDecoder``).
     public func decodeBody<ServerError: Decodable>(
         as type: ServerError.Type,
         using decoder: (any ResponseDecoder)? = nil

@@ -24,7 +24,7 @@ extension API {
     ///     returns or throws. Needs an executor that declares ``TransferFeatures/progress``.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
     ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's
-    ///     ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`.
+    ///     ``APIConfiguration/responseDecoder``.
     /// - Throws: ``APIError``.
     public func request<Output: Decodable>(
         with parameter: Parameter,

@@ -13,7 +13,7 @@ extension APIRequest {
     /// - Parameters:
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
     ///   - decoder: Decodes the body; `nil` for the endpoint's decoder, else the configuration's
-    ///     ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`.
+    ///     ``APIConfiguration/responseDecoder``.
     /// - Throws: ``APIError``.
     public func send<Output: Decodable>(
         using configuration: APIConfiguration? = nil,

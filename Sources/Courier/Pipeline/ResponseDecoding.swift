@@ -18,17 +18,17 @@ extension Optional: OptionalResult where Wrapped: Decodable {
 /// The decoding step of the typed call forms.
 enum ResponseDecoding {
     /// The decoder a call uses: its own `decoder:` argument, else the endpoint's, else the configuration's
-    /// ``APIConfiguration/responseDecoder``, else JSON with the configuration's `decoder`. A key-path decoder
-    /// without a base decodes the envelope with the next decoder in that order.
+    /// ``APIConfiguration/responseDecoder``. A key-path decoder without a base decodes the envelope with the next
+    /// decoder in that order.
     static func decoder(
         _ callDecoder: (any ResponseDecoder)?, for endpoint: APIEndpoint, configuration: APIConfiguration
     ) -> any ResponseDecoder {
         resolve(from: 0, callDecoder, endpoint, configuration)
     }
 
-    /// The first decoder named at `level` or after (0: the call, 1: the endpoint, 2: the configuration), with
-    /// the next one as the base of a key-path decoder that has none; JSON with the configuration's decoder when
-    /// none is named. No array of candidates: this runs on every call.
+    /// The first decoder named at `level` or after (0: the call, 1: the endpoint, 2: the configuration, which
+    /// always names one), with the next one as the base of a key-path decoder that has none. No array of
+    /// candidates: this runs on every call.
     private static func resolve(
         from level: Int, _ callDecoder: (any ResponseDecoder)?, _ endpoint: APIEndpoint,
         _ configuration: APIConfiguration
@@ -49,7 +49,7 @@ enum ResponseDecoding {
             }
             return chosen
         }
-        return JSONResponseDecoder(configuration.decoder.coder)
+        return JSONResponseDecoder()
     }
 
     static func decode<Output: Decodable>(

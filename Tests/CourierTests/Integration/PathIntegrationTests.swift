@@ -43,7 +43,7 @@ struct PathIntegrationTests {
             with: (a: segment.value, b: "end"),
             using: configuration
         )
-        let echo = try configuration.decoder.coder.decode(HTTPBinEcho.self, from: raw.data)
+        let echo = try configuration.responseDecoder.decode(HTTPBinEcho.self, from: raw.data)
 
         // THEN the sent path has exactly one segment for it, percent-encoded
         let sentPath = try #require(URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false))

@@ -45,7 +45,7 @@ struct QueryIntegrationTests {
             with: [QueryPair("q", escape.value), QueryPair("after", "1")],
             using: configuration
         )
-        let echo = try configuration.decoder.coder.decode(HTTPBinEcho.self, from: raw.data)
+        let echo = try configuration.responseDecoder.decode(HTTPBinEcho.self, from: raw.data)
 
         let sentQuery = URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
         #expect(sentQuery == "q=\(escape.encoded)&after=1")
@@ -73,7 +73,7 @@ struct QueryIntegrationTests {
             with: [QueryPair("z", "1"), QueryPair("a", "2"), QueryPair("z", "3")],
             using: configuration
         )
-        let echo = try configuration.decoder.coder.decode(HTTPBinEcho.self, from: raw.data)
+        let echo = try configuration.responseDecoder.decode(HTTPBinEcho.self, from: raw.data)
 
         #expect(
             URLComponents(url: raw.request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery == "z=1&a=2&z=3")
