@@ -33,7 +33,8 @@ enum Guarded {
     }
 
     // An API that wraps every payload in {"code": 0, "msg": "ok", "data": …}; a stub plays the server.
-    @GET("/legacy/users/{id}")
+    // `decoder: .at("data")` decodes the payload; the EnvelopeCode plugin fails the calls whose code says so.
+    @GET("/legacy/users/{id}", plugins: [EnvelopeCode()], decoder: .at("data"))
     static var legacyUser: APIParameterBuilder<Int>? = .init { ["id": $0] }
 }
 
@@ -51,7 +52,28 @@ struct LegacyUser: Decodable, Sendable {
 /// Counts the attempts that get past the plugins before it (here: the retries).
 struct CountAttempts: APIPlugin {
     let tally: Tally
-    func willSend(_ request: APIRequest) async { tally.increment() }
+    func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        tally.increment()
+        return try await next(request)
+    }
+}
+
+/// Fails a call whose envelope carries a code other than 0: `{"code": 1001, "msg": "user not found"}`.
+struct EnvelopeCode: APIPlugin {
+    struct Envelope: Decodable {
+        var code: Int
+        var msg: String?
+    }
+
+    func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        let response = try await next(request)
+        if let envelope = try? JSONDecoder().decode(Envelope.self, from: response.data), envelope.code != 0 {
+            throw APIError(
+                .rejectedByService(code: String(envelope.code), message: envelope.msg),
+                endpoint: request.endpoint, request: request, response: response)
+        }
+        return response
+    }
 }
 
 /// Where a refreshing plugin reads and stores its token.
@@ -158,13 +180,13 @@ enum PluginsPage {
     }
 
     static func envelope() async throws {
-        Console.step("EnvelopePlugin unwraps {\"code\": 0, \"data\": …}, so calls decode the payload type directly")
+        Console.step("`decoder: .at(\"data\")` decodes the payload of {\"code\": 0, \"data\": …}; a plugin checks the code")
         let server = StubExecutor().stub(Guarded.$legacyUser) { request in
             request.url.lastPathComponent == "7"
                 ? .json(#"{"code": 0, "msg": "ok", "data": {"id": 7, "name": "Ann"}}"#)
                 : .json(#"{"code": 1001, "msg": "user not found", "data": null}"#)
         }
-        var configuration = with([EnvelopePlugin(successCodes: [0])])
+        var configuration = with([])
         configuration.executor = LoggingExecutor(wrapping: server, label: "stub")
         let user: LegacyUser = try await Guarded.$legacyUser.request(with: 7, using: configuration)
         Console.result("LegacyUser(id: \(user.id), name: \(user.name))")

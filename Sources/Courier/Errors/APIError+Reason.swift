@@ -43,7 +43,8 @@ extension APIError {
         }
         /// The response body could not be decoded into the requested type.
         public static let decodingFailed = Reason(.decodingFailed)
-        /// The service answered with a failure code inside a successful response (see ``EnvelopePlugin``).
+        /// The service answered with a failure code inside a successful response (thrown by a plugin that reads
+        /// the code of an envelope).
         public static func rejectedByService(code: String, message: String?) -> Reason {
             Reason(.rejectedByService(code: code, message: message))
         }
