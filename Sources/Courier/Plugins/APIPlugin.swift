@@ -13,22 +13,18 @@ public typealias APIPluginNext = @Sendable (APIRequest) async throws -> APIRespo
 ///
 /// ## Implementing
 ///
-/// Most plugins need one of the hooks, whose defaults do nothing:
+/// A plugin is one method. One that changes the request changes it before calling `next`; one that looks at
+/// the response or the error does so after:
 ///
 /// ```swift
 /// struct RequestID: APIPlugin {
-///     func prepare(_ request: APIRequest) async throws -> APIRequest {
+///     func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
 ///         var request = request
 ///         request.headers["X-Request-ID"] = UUID().uuidString
-///         return request
+///         return try await next(request)
 ///     }
 /// }
-/// ```
 ///
-/// Plugins that control the flow (retry, caching, refreshing credentials) implement
-/// ``intercept(_:next:)`` instead:
-///
-/// ```swift
 /// struct Timing: APIPlugin {
 ///     func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
 ///         let start = ContinuousClock.now
@@ -38,50 +34,8 @@ public typealias APIPluginNext = @Sendable (APIRequest) async throws -> APIRespo
 /// }
 /// ```
 public protocol APIPlugin: Sendable {
-    /// Runs the call: the default implementation calls ``prepare(_:)``, ``willSend(_:)``, `next`,
-    /// ``didReceive(_:for:)`` and ``process(_:)`` in that order.
+    /// Runs the call: changes `request` if it needs to, calls `next` zero, one or several times, and returns
+    /// the response (changed or not) or throws. It sees every response that arrives, whatever its status
+    /// (status validation comes after the chain).
     func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse
-
-    /// Returns the request to send; the default returns it unchanged.
-    func prepare(_ request: APIRequest) async throws -> APIRequest
-
-    /// Observes the request just before it is sent; the default does nothing.
-    func willSend(_ request: APIRequest) async
-
-    /// Observes the outcome of the rest of the chain; the default does nothing.
-    func didReceive(_ result: Result<APIResponse, APIError>, for request: APIRequest) async
-
-    /// Returns the response to pass back, or throws; the default returns it unchanged. It runs for every
-    /// response that arrives, whatever its status (status validation comes after the chain).
-    func process(_ response: APIResponse) async throws -> APIResponse
-}
-
-extension APIPlugin {
-    /// Calls ``prepare(_:)``, ``willSend(_:)``, `next`, ``didReceive(_:for:)`` and ``process(_:)``.
-    public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        let prepared = try await prepare(request)
-        await willSend(prepared)
-        let response: APIResponse
-        do {
-            response = try await next(prepared)
-        } catch {
-            let wrapped = APIError.wrapping(error, request: prepared)
-            await didReceive(.failure(wrapped), for: prepared)
-            throw wrapped
-        }
-        await didReceive(.success(response), for: prepared)
-        return try await process(response)
-    }
-
-    /// Returns `request` unchanged.
-    public func prepare(_ request: APIRequest) async throws -> APIRequest { request }
-
-    /// Does nothing.
-    public func willSend(_ request: APIRequest) async {}
-
-    /// Does nothing.
-    public func didReceive(_ result: Result<APIResponse, APIError>, for request: APIRequest) async {}
-
-    /// Returns `response` unchanged.
-    public func process(_ response: APIResponse) async throws -> APIResponse { response }
 }

@@ -29,8 +29,13 @@ public struct AuthPlugin: APIPlugin {
         self.value = value
     }
 
-    /// Adds the credential to `request`.
-    public func prepare(_ request: APIRequest) async throws -> APIRequest {
+    /// Adds the credential to `request`, then sends it.
+    public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        try await next(authorized(request))
+    }
+
+    /// `request` with the credential added.
+    private func authorized(_ request: APIRequest) async throws -> APIRequest {
         guard let credential = try await value() else { return request }
         var request = request
         switch placement {

@@ -467,10 +467,10 @@ import Testing
     }
 
     struct DownloadToFile: APIPlugin {
-        func prepare(_ request: APIRequest) async throws -> APIRequest {
+        func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
             var request = request
             request.responseDelivery = .file(FileManager.default.temporaryDirectory.appendingPathComponent("x"))
-            return request
+            return try await next(request)
         }
     }
 

@@ -5,7 +5,10 @@ import Testing
 /// Counts the requests that reach it.
 private struct Counting: APIPlugin {
     let count: Locked<Int>
-    func willSend(_ request: APIRequest) async { count.withLock { $0 += 1 } }
+    func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        count.withLock { $0 += 1 }
+        return try await next(request)
+    }
 }
 
 /// Pagination against a real httpbin: `/response-headers` answers with the headers its query names (a `Link`, a

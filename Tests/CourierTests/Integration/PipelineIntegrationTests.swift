@@ -4,10 +4,10 @@ import Testing
 
 /// Adds `X-Sent-By: pipeline` to every request it sees.
 private struct MarkingPlugin: APIPlugin {
-    func prepare(_ request: APIRequest) async throws -> APIRequest {
+    func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         var request = request
         request.headers["X-Sent-By"] = "pipeline"
-        return request
+        return try await next(request)
     }
 }
 

@@ -47,52 +47,14 @@ struct Recorder: APIPlugin {
         )
     }
 
-    struct Hooks: APIPlugin {
-        let trail: Trail
-
-        func prepare(_ request: APIRequest) async throws -> APIRequest {
-            trail.add("prepare")
-            var request = request
-            request.headers["X-Prepared"] = "yes"
-            return request
-        }
-
-        func willSend(_ request: APIRequest) async {
-            trail.add("willSend \(request.headers["X-Prepared"] ?? "-")")
-        }
-
-        func didReceive(_ result: Result<APIResponse, APIError>, for request: APIRequest) async {
-            switch result {
-            case .success(let response): trail.add("didReceive \(response.statusCode)")
-            case .failure(let error): trail.add("didReceive error \(error.reason)")
-            }
-        }
-
-        func process(_ response: APIResponse) async throws -> APIResponse {
-            trail.add("process")
-            var response = response
-            response.body = .data(Data("processed".utf8))
-            return response
-        }
-    }
-
-    @Test func convenienceHooksRunInOrder() async throws {
-        let trail = Trail()
-        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
-        configuration.plugins = [Hooks(trail: trail)]
-        let text: String = try await Self.ping.request(using: configuration)
-        #expect(text == "processed")
-        #expect(trail.all == ["prepare", "willSend yes", "didReceive 200", "process"])
-    }
-
-    @Test("process(_:) runs for every status; validation comes after the chain and sees what it returns")
-    func processRunsForEveryStatus() async throws {
-        // GIVEN a plugin whose process records the status and turns a 404 into a 200
+    @Test("A plugin sees every status; validation comes after the chain and sees what it returns")
+    func pluginsSeeEveryStatus() async throws {
+        // GIVEN a plugin that records the status and turns a 404 into a 200
         struct NotFoundIsEmpty: APIPlugin {
             let trail: Trail
-            func process(_ response: APIResponse) async throws -> APIResponse {
+            func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+                var response = try await next(request)
                 trail.add("process \(response.statusCode)")
-                var response = response
                 if response.statusCode == 404 { response.statusCode = 200 }
                 return response
             }
@@ -110,13 +72,24 @@ struct Recorder: APIPlugin {
         #expect(trail.all == ["process 404", "process 500"])
     }
 
-    @Test func hooksSeeFailures() async throws {
+    @Test func pluginsSeeFailures() async throws {
+        struct Watches: APIPlugin {
+            let trail: Trail
+            func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+                do {
+                    return try await next(request)
+                } catch {
+                    trail.add("failed: \(APIError.wrapping(error, request: request).reason)")
+                    throw error
+                }
+            }
+        }
         let trail = Trail()
         var configuration = testConfiguration.with { $0.executor = StubExecutor { _ in throw URLError(.timedOut) } }
-        configuration.plugins = [Hooks(trail: trail)]
+        configuration.plugins = [Watches(trail: trail)]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .transport(.timedOut))
-        #expect(trail.all == ["prepare", "willSend yes", "didReceive error transport failure: the request timed out"])
+        #expect(trail.all == ["failed: transport failure: the request timed out"])
     }
 
     struct ShortCircuit: APIPlugin {
@@ -151,7 +124,7 @@ struct Recorder: APIPlugin {
 
     struct Refuses: APIPlugin {
         struct Refusal: Error {}
-        func prepare(_ request: APIRequest) async throws -> APIRequest { throw Refusal() }
+        func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse { throw Refusal() }
     }
 
     @Test func aPluginErrorBecomesAnAPIErrorAndNothingIsSent() async throws {
@@ -168,9 +141,10 @@ struct Recorder: APIPlugin {
         enum Audience: APITagKey { static let defaultValue = "public" }
         struct Reads: APIPlugin {
             let trail: Trail
-            func willSend(_ request: APIRequest) async {
+            func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
                 let endpoint = request.endpoint
                 trail.add("\(endpoint) host=\(endpoint.host?.rawValue ?? "-") audience=\(endpoint.tags[Audience.self])")
+                return try await next(request)
             }
         }
         let trail = Trail()
@@ -188,10 +162,10 @@ struct Recorder: APIPlugin {
     }
 
     struct AddsBadHeader: APIPlugin {
-        func prepare(_ request: APIRequest) async throws -> APIRequest {
+        func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
             var request = request
             request.headers["X-Injected"] = "a\r\nEvil: 1"
-            return request
+            return try await next(request)
         }
     }
 
