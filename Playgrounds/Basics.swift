@@ -60,9 +60,9 @@ enum BasicsPage {
         Console.result("echoed back as a Note: \(posted.json.map { "\($0.title), pinned \($0.pinned)" } ?? "nothing")")
 
         Console.step("The result type picks the decoding")
-        let uuid = (try await Bin.$uuid.request() as UUIDAnswer).uuid
+        let answer: UUIDAnswer = try await Bin.$uuid.request()
         let text: String = try await Bin.$uuid.request()
-        Console.result("as UUIDAnswer: \(uuid)")
+        Console.result("as UUIDAnswer: \(answer.uuid)")
         Console.result("as String: \(Console.shorten(text, to: 60))")
 
         Console.step("Only success matters? Call without a result: `try await Bin.$createNote.request(with: note)`")

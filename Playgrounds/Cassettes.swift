@@ -35,7 +35,7 @@ enum CassettesPage {
         Console.step("Record once: Cassette(file) in mode .once sends the calls and writes what came back")
         let cassette = Cassette(file, recordingWith: LoggingExecutor(wrapping: stage.transport), recordsInCI: true)
         let recorded: Echoed = try await cassette.activate(in: live) {
-            _ = try await Accounts.$login.request(with: ada) as Data
+            let _: Data = try await Accounts.$login.request(with: ada)
             return try await Bin.$search.request(with: (query: "tea", page: 2))
         }
         Console.result("page \(recorded.args["page"] ?? "?"), api_key echoed as \(recorded.args["api_key"] ?? "-")")
@@ -53,7 +53,7 @@ enum CassettesPage {
         offline.baseURL = URL(string: "http://offline.invalid")
         let replay = Cassette(file, mode: .none)
         let replayed: Echoed = try await replay.activate(in: offline) {
-            _ = try await Accounts.$login.request(with: ada) as Data
+            let _: Data = try await Accounts.$login.request(with: ada)
             return try await Bin.$search.request(with: (query: "tea", page: 2))
         }
         let key = replayed.args["api_key"] ?? "-"

@@ -148,7 +148,7 @@ enum PluginsPage {
 
         Console.step("LoggingPlugin: one entry per request and response, secrets redacted in URL, headers, body, cURL")
         let leaks = Tally()
-        let logging = LoggingPlugin.logging(.init(includeBodies: true, includeCURL: true)) { entry in
+        let logging: LoggingPlugin = .logging(.init(includeBodies: true, includeCURL: true)) { entry in
             if entry.contains("secret-") { leaks.increment() }
             for line in entry.split(separator: "\n") { Console.line("    log│ \(line)") }
         }

@@ -149,17 +149,6 @@ func readmeCassette() async throws {
     }
 }
 
-// MARK: - Swift 6 notes
-
-enum Books {
-    static let book = GET<String>("/books/{isbn}") { ["isbn": $0] }  // nonisolated, Sendable
-}
-
-func readmeStaticLet() throws {
-    let request = try Books.book.makeRequest(with: "978-0-13-468599-1")
-    _ = request
-}
-
 // MARK: Caching
 
 @MainActor enum Catalog {
