@@ -133,7 +133,7 @@ let unreachable = StubExecutor { request in
     func aCassetteWithoutABaseURLFailsBeforeAnyIO() async throws {
         let folder = CassetteFolder()
         defer { folder.remove() }
-        let recorder = StubExecutor.json(#"{"page": 1, "names": []}"#)
+        let recorder = StubExecutor().stubEverything(with: .json(#"{"page": 1, "names": []}"#))
 
         let error = await #expect(throws: APIError.self) {
             try await Cassette.local(folder.file(), recordingWith: recorder).activate(in: APIConfiguration()) {

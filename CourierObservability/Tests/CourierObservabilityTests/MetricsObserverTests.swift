@@ -17,7 +17,7 @@ struct MetricsObserverTests {
     /// A configuration on a stub (answering 200 unless `executor` says otherwise) with `.metrics()` on `metrics`.
     static func stubbed(
         _ metrics: TestMetrics, baseURL: String = "https://api.example.com",
-        executor: StubExecutor = StubExecutor(statusCode: 200)
+        executor: StubExecutor = StubExecutor().stubEverything(with: .status(200))
     ) -> APIConfiguration {
         APIConfiguration(baseURL: URL(string: baseURL), executor: executor, observers: [.metrics(factory: metrics)])
     }
@@ -88,7 +88,7 @@ struct MetricsObserverTests {
     func sizesAndDecoding() async throws {
         struct Model: Decodable { let id: Int }
         let metrics = TestMetrics()
-        let configuration = Self.stubbed(metrics, executor: StubExecutor.json("[]"))
+        let configuration = Self.stubbed(metrics, executor: StubExecutor().stubEverything(with: .json("[]")))
         let create = POST<String>("/items") { ["a": $0] }
 
         await #expect(throws: APIError.self) { try await create.request(with: "b", using: configuration) as Model }

@@ -7,7 +7,7 @@ import Testing
     static let zen = GET<Void>("/zen")
 
     func stub(_ tag: String) -> StubExecutor {
-        StubExecutor(body: Data(tag.utf8))
+        StubExecutor().stubEverything(with: .data(Data(tag.utf8)))
     }
 
     @Test func theCallsOwnConfigurationWinsOverTheTaskScope() async throws {
@@ -120,7 +120,7 @@ import Testing
     @Test func theProcessDefaultIsUsedWhenNothingElseIsSet() async throws {
         let saved = APIConfiguration.default
         defer { APIConfiguration.default = saved }
-        APIConfiguration.default = testConfiguration.with { $0.executor = StubExecutor(body: Data("global".utf8)) }
+        APIConfiguration.default = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .data(Data("global".utf8))) }
         let text: String = try await Task.detached { try await GET<Void>("/zen").request() }.value
         #expect(text == "global")
     }

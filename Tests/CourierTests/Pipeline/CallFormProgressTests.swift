@@ -46,7 +46,7 @@ struct CallFormProgressTests {
     @Test("Every plain call form takes a progress, hands it to the executor and ends it on success")
     func everyFormEndsTheProgress() async throws {
         // GIVEN a stub that answers every call with a small JSON body
-        let stub = StubExecutor.json(#"{"id":1}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"id":1}"#))
         let configuration = testConfiguration.with { $0.executor = stub }
         let body = Data(repeating: 1, count: 1000)
         var progresses: [TransferProgress] = []
@@ -83,7 +83,7 @@ struct CallFormProgressTests {
 
     @Test("The forms without a progress still resolve as before (no ambiguity) and send none")
     func formsWithoutProgress() async throws {
-        let stub = StubExecutor.json(#"{"id":2}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"id":2}"#))
         let configuration = testConfiguration.with { $0.executor = stub }
 
         let item: Item = try await Self.named.request(with: "a", using: configuration)
@@ -112,9 +112,9 @@ struct CallFormProgressTests {
         }
         let executor: any APIExecutor =
             switch failure {
-            case .unacceptableStatus: StubExecutor(statusCode: 404, body: Data("missing".utf8))
+            case .unacceptableStatus: StubExecutor().stubEverything(with: .data(Data("missing".utf8), status: 404))
             case .transportError: StubExecutor { _ in throw URLError(.networkConnectionLost) }
-            case .invalidParameter: StubExecutor.json("{}")
+            case .invalidParameter: StubExecutor().stubEverything(with: .json("{}"))
             case .unsupportedExecutor: NoTransfers()
             case .cancelled:
                 StubExecutor { request in
@@ -157,7 +157,7 @@ struct CallFormProgressTests {
 
     @Test("A progress handed to a failing Void call form ends too")
     func voidFormEndsOnFailure() async throws {
-        let configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 500) }
+        let configuration = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .status(500)) }
         let progress = TransferProgress()
         let watcher = Self.watch(progress)
 

@@ -31,7 +31,7 @@ import Testing
 
     @Test("A value inside an envelope decodes at a key path, per call or per endpoint")
     func decodesAtAKeyPath() async throws {
-        let configuration = configuration(StubExecutor.json(Self.envelope))
+        let configuration = configuration(StubExecutor().stubEverything(with: .json(Self.envelope)))
 
         let user: User = try await Self.user.request(with: 1, using: configuration, decoder: .at("data"))
         let total: Int = try await Self.user.request(with: 1, using: configuration, decoder: .at("meta.total"))
@@ -46,7 +46,7 @@ import Testing
 
     @Test("A missing key in the path is a decoding failure that names the key")
     func missingKeyIsADecodingFailure() async throws {
-        let configuration = configuration(StubExecutor.json(Self.envelope))
+        let configuration = configuration(StubExecutor().stubEverything(with: .json(Self.envelope)))
 
         let error = try await #require(throws: APIError.self) {
             try await Self.user.request(with: 1, using: configuration, decoder: .at("meta.user")) as User
@@ -59,11 +59,11 @@ import Testing
     @Test("A key path decodes with the decoder the call would use otherwise, or the one it names")
     func keyPathUsesTheNextDecoder() async throws {
         let plist = try PropertyListEncoder().encode(["items": [User(id: 2, name: "Bo")]])
-        let configuration = configuration(StubExecutor(body: plist)).with { $0.responseDecoder = .propertyList }
+        let configuration = configuration(StubExecutor().stubEverything(with: .data(plist))).with { $0.responseDecoder = .propertyList }
 
         let viaConfiguration: [User] = try await Self.user.request(with: 2, using: configuration, decoder: .at("items"))
         let named: [User] = try await Self.user.request(
-            with: 2, using: testConfiguration.with { $0.executor = StubExecutor(body: plist) },
+            with: 2, using: testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .data(plist)) },
             decoder: .propertyList.at("items"))
 
         #expect(viaConfiguration == [User(id: 2, name: "Bo")])
@@ -77,11 +77,11 @@ import Testing
         let plist = try PropertyListEncoder().encode(User(id: 3, name: "Cy"))
         let json = #"{"id":4,"name":"Di"}"#
 
-        let fromEndpoint: User = try await Self.plist.request(with: 3, using: configuration(StubExecutor(body: plist)))
+        let fromEndpoint: User = try await Self.plist.request(with: 3, using: configuration(StubExecutor().stubEverything(with: .data(plist))))
         let fromConfiguration: User = try await Self.user.request(
-            with: 3, using: configuration(StubExecutor(body: plist)).with { $0.responseDecoder = .propertyList })
+            with: 3, using: configuration(StubExecutor().stubEverything(with: .data(plist))).with { $0.responseDecoder = .propertyList })
         let fromCall: User = try await Self.plist.request(
-            with: 4, using: configuration(StubExecutor.json(json)), decoder: .json(JSONDecoder()))
+            with: 4, using: configuration(StubExecutor().stubEverything(with: .json(json))), decoder: .json(JSONDecoder()))
 
         #expect(fromEndpoint == User(id: 3, name: "Cy"))
         #expect(fromConfiguration == fromEndpoint)
@@ -91,7 +91,7 @@ import Testing
     @Test("error.decodeBody decodes with the failed call's decoder by default, or the one given")
     func decodeBodyUsesTheCallsDecoder() async throws {
         let plist = try PropertyListEncoder().encode(Problem(message: "nope"))
-        let stub = StubExecutor(statusCode: 409, body: plist)
+        let stub = StubExecutor().stubEverything(with: .data(plist, status: 409))
 
         let error = try await #require(throws: APIError.self) {
             try await Self.plist.request(with: 1, using: configuration(stub)) as User
@@ -104,7 +104,7 @@ import Testing
 
     @Test("An error body is decoded without the success envelope's key path")
     func decodeBodyIgnoresTheKeyPath() async throws {
-        let stub = StubExecutor.json(#"{"message":"gone"}"#, statusCode: 410)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"message":"gone"}"#, status: 410))
 
         let error = try await #require(throws: APIError.self) {
             try await Self.enveloped.request(with: 1, using: configuration(stub)) as User
@@ -146,7 +146,7 @@ import Testing
 
     @Test("Decoding a model from an empty body says the body was empty and suggests an Optional")
     func emptyBodySuggestsOptional() async throws {
-        let configuration = configuration(StubExecutor(statusCode: 200))
+        let configuration = configuration(StubExecutor().stubEverything(with: .status(200)))
 
         let error = try await #require(throws: APIError.self) {
             try await Self.user.request(with: 1, using: configuration) as User
@@ -163,7 +163,7 @@ import Testing
 
     @Test("withCurrent and activate keep the closure's error type")
     func typedThrowsAreKept() async throws {
-        let stub = StubExecutor(statusCode: 404)
+        let stub = StubExecutor().stubEverything(with: .status(404))
 
         do {
             try await APIConfiguration.withCurrent(configuration(stub)) { () async throws(APIError) in

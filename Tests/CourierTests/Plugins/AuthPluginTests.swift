@@ -7,7 +7,7 @@ import Testing
     static let me = GET<Void>(wrappedValue: .init { ["fields": "all"] }, "/me")
 
     func send(with plugin: any APIPlugin) async throws -> APIRequest {
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [plugin]
         try await Self.me.request(using: configuration)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aTokenWithCRLFIsRejectedBeforeSending() async throws {
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [.bearer("x\r\nInjected: 1")]
         let error = try await #require(throws: APIError.self) { try await Self.me.request(using: configuration) }

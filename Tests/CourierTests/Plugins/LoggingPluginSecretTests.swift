@@ -64,8 +64,7 @@ import Testing
     }
 
     @Test func theCORSCredentialsFlagIsNotASecret() async {
-        let executor = StubExecutor(
-            statusCode: 200, headers: ["Access-Control-Allow-Credentials": "true", "X-Session-Token": "s3ss-tok"])
+        let executor = StubExecutor().stubEverything(with: .status(200, headers: ["Access-Control-Allow-Credentials": "true", "X-Session-Token": "s3ss-tok"]))
         let output = await log(executor: executor) { try await GET<Void>("/me").request(using: $0) }
         #expect(output.contains("Access-Control-Allow-Credentials: true"))
         #expect(!output.contains("s3ss-tok"))
@@ -214,7 +213,7 @@ import Testing
     ])
     func aSecretPathParameterIsMasked(template: String, expectedPath: String) async throws {
         let lines = Locked<[String]>([])
-        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
+        var configuration = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .status(200)) }
         configuration.plugins = [.logging(.init(includeCURL: true)) { line in lines.withLock { $0.append(line) } }]
         let endpoint = POST<Void>(
             wrappedValue: .init { ["token": "inv1te-tok", "api_key": "p4th-key", "name": "report"] }, template)

@@ -22,11 +22,7 @@ import Testing
         _ options: LoggingPlugin.Options, status: Int = 200, sensitiveNames: Set<HTTPHeaderName> = []
     ) async throws -> [String] {
         let lines = Locked<[String]>([])
-        let stub = StubExecutor(
-            statusCode: status,
-            body: Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8),
-            headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]
-        )
+        let stub = StubExecutor().stubEverything(with: .data(Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8), status: status, headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]))
         var configuration = testConfiguration.with {
             $0.executor = stub
             $0.sensitiveNames.formUnion(sensitiveNames)
@@ -79,7 +75,7 @@ import Testing
     @Test func userAddedQueryKeysAreRedacted() async throws {
         let lines = Locked<[String]>([])
         var configuration = testConfiguration.with {
-            $0.executor = StubExecutor(statusCode: 200)
+            $0.executor = StubExecutor().stubEverything(with: .status(200))
             $0.sensitiveNames.insert("sig")
         }
         configuration.plugins = [.logging(LoggingPlugin.Options()) { line in lines.withLock { $0.append(line) } }]

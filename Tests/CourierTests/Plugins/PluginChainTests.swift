@@ -63,8 +63,8 @@ struct Recorder: APIPlugin {
         var configuration = testConfiguration.with { $0.plugins = [NotFoundIsEmpty(trail: trail)] }
         // WHEN a 404 and a 500 come back
         let notFound: String? = try await Self.ping.request(
-            using: configuration.with { $0.executor = StubExecutor(statusCode: 404) })
-        configuration.executor = StubExecutor(statusCode: 500)
+            using: configuration.with { $0.executor = StubExecutor().stubEverything(with: .status(404)) })
+        configuration.executor = StubExecutor().stubEverything(with: .status(500))
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         // THEN process saw both, and only the 500 failed validation
         #expect(notFound == nil)
@@ -99,7 +99,7 @@ struct Recorder: APIPlugin {
     }
 
     @Test func aPluginMayAnswerWithoutCallingNext() async throws {
-        let stub = StubExecutor(statusCode: 500)
+        let stub = StubExecutor().stubEverything(with: .status(500))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [ShortCircuit()]
         let text: String = try await Self.ping.request(using: configuration)
@@ -115,7 +115,7 @@ struct Recorder: APIPlugin {
     }
 
     @Test func aPluginMayCallNextManyTimes() async throws {
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Twice()]
         try await Self.ping.request(using: configuration)
@@ -128,7 +128,7 @@ struct Recorder: APIPlugin {
     }
 
     @Test func aPluginErrorBecomesAnAPIErrorAndNothingIsSent() async throws {
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Refuses()]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
@@ -148,7 +148,7 @@ struct Recorder: APIPlugin {
             }
         }
         let trail = Trail()
-        var configuration = testConfiguration.with { $0.executor = StubExecutor(statusCode: 200) }
+        var configuration = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .status(200)) }
         configuration.hosts["admin"] = URL(string: "https://admin.example.com")
         configuration.plugins = [Reads(trail: trail)]
         let endpoint = DELETE<Int>(
@@ -170,7 +170,7 @@ struct Recorder: APIPlugin {
     }
 
     @Test func headersAddedByPluginsAreCheckedBeforeSending() async throws {
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [AddsBadHeader()]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }

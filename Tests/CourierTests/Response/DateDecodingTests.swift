@@ -59,7 +59,7 @@ struct DateDecodingTests {
 
     @Test("A call decodes dates with the configuration's decoder by default")
     func throughACall() async throws {
-        let stub = StubExecutor.json(#"{"at":"0001-01-01T00:00:00Z"}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"at":"0001-01-01T00:00:00Z"}"#))
         let stamp: Stamp = try await GET<Void>("/stamp").request(
             using: APIConfiguration(baseURL: URL(string: "http://stub.example"), executor: stub))
         #expect(stamp.at.timeIntervalSince1970 == -62_135_596_800)

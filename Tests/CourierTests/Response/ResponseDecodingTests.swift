@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func decodesJSONWithTheConfiguredDecoder() async throws {
-        let stub = StubExecutor.json(#"{"login":"octocat","joined":"2011-01-25T18:44:36Z"}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"login":"octocat","joined":"2011-01-25T18:44:36Z"}"#))
         let user: User = try await Self.user.request(with: "octocat", using: configuration(stub))
         #expect(user == User(login: "octocat", joined: Date(timeIntervalSince1970: 1_295_981_076)))
         #expect(stub.requests.map(\.url.path) == ["/v2/users/octocat"])
@@ -29,7 +29,7 @@ import Testing
 
     @Test func returnsDataAsIs() async throws {
         let bytes = Data([0, 1, 2, 255])
-        let data: Data = try await Self.user.request(with: "a", using: configuration(StubExecutor(body: bytes)))
+        let data: Data = try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .data(bytes))))
         #expect(data == bytes)
     }
 
@@ -40,21 +40,21 @@ import Testing
         ("text/plain;charset=\"utf-16le\"", Data([0x68, 0x00, 0xE9, 0x00]), "hé"),
     ])
     func decodesTextInTheCharsetOfContentType(contentType: String, body: Data, expected: String) async throws {
-        let stub = StubExecutor(body: body, headers: ["Content-Type": contentType])
+        let stub = StubExecutor().stubEverything(with: .data(body, headers: ["Content-Type": contentType]))
         let text: String = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(text == expected)
     }
 
     @Test func optionalIsNilForAnEmptyBody() async throws {
-        let stub = StubExecutor(statusCode: 204)
+        let stub = StubExecutor().stubEverything(with: .status(204))
         let user: User? = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(user == nil)
-        let head: Data? = try await Self.ping.request(using: configuration(StubExecutor(statusCode: 200)))
+        let head: Data? = try await Self.ping.request(using: configuration(StubExecutor().stubEverything(with: .status(200))))
         #expect(head == nil)
     }
 
     @Test func optionalDecodesANonEmptyBody() async throws {
-        let stub = StubExecutor.json(#"{"login":"a"}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"login":"a"}"#))
         let user: User? = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(user?.login == "a")
         let text: String? = try await Self.user.request(with: "a", using: configuration(stub))
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func rawResponseCarriesStatusHeadersBodyAndRequest() async throws {
-        let stub = StubExecutor(statusCode: 201, body: Data("ok".utf8), headers: ["ETag": "\"v1\""])
+        let stub = StubExecutor().stubEverything(with: .data(Data("ok".utf8), status: 201, headers: ["ETag": "\"v1\""]))
         let response: APIResponse = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(response.statusCode == 201)
         #expect(response.headers[.eTag] == "\"v1\"")
@@ -72,14 +72,14 @@ import Testing
     }
 
     @Test func discardingTheResultStillValidatesTheStatus() async throws {
-        try await Self.user.request(with: "a", using: configuration(StubExecutor(statusCode: 200)))
+        try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .status(200))))
         await #expect(throws: APIError.self) {
-            try await Self.user.request(with: "a", using: configuration(StubExecutor(statusCode: 500)))
+            try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .status(500))))
         }
     }
 
     @Test func explicitTypeAndDecoderForms() async throws {
-        let stub = StubExecutor.json(#"{"login":"a"}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"login":"a"}"#))
         let user = try await Self.user.request(with: "a", using: configuration(stub)) as User
         #expect(user.login == "a")
         let custom = JSONDecoder()
@@ -91,7 +91,7 @@ import Testing
         let plist = try PropertyListEncoder().encode(User(login: "p", joined: nil))
         let user: User = try await Self.user.request(
             with: "a",
-            using: configuration(StubExecutor(body: plist)),
+            using: configuration(StubExecutor().stubEverything(with: .data(plist))),
             decoder: .propertyList
         )
         #expect(user.login == "p")
@@ -99,7 +99,7 @@ import Testing
 
     @Test func malformedBodyIsADecodingFailureWithAnExcerpt() async throws {
         let html = "<html><body>" + String(repeating: "x", count: 500) + "</body></html>"
-        let stub = StubExecutor(body: Data(html.utf8), headers: ["Content-Type": "text/html"])
+        let stub = StubExecutor().stubEverything(with: .data(Data(html.utf8), headers: ["Content-Type": "text/html"]))
         let error = try await #require(throws: APIError.self) {
             let _: User = try await Self.user.request(with: "a", using: configuration(stub))
         }
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func missingKeyIsNamedInTheDescription() async throws {
-        let stub = StubExecutor.json(#"{"name":"a"}"#)
+        let stub = StubExecutor().stubEverything(with: .json(#"{"name":"a"}"#))
         let error = try await #require(throws: APIError.self) {
             let _: User = try await Self.user.request(with: "a", using: configuration(stub))
         }
@@ -123,7 +123,7 @@ import Testing
 
     @Test func emptyBodyForANonOptionalTypeIsADecodingFailure() async throws {
         let error = try await #require(throws: APIError.self) {
-            let _: User = try await Self.ping.request(using: configuration(StubExecutor(statusCode: 200)))
+            let _: User = try await Self.ping.request(using: configuration(StubExecutor().stubEverything(with: .status(200))))
         }
         #expect(error.reason == .decodingFailed)
     }
@@ -140,7 +140,7 @@ import Testing
         (304, .unexpected),
     ])
     func unacceptableStatusIsClassified(status: Int, category: APIError.StatusCategory) async throws {
-        let stub = StubExecutor(statusCode: status, body: Data(#"{"message":"nope"}"#.utf8))
+        let stub = StubExecutor().stubEverything(with: .data(Data(#"{"message":"nope"}"#.utf8), status: status))
         let error = try await #require(throws: APIError.self) {
             let _: User = try await Self.user.request(with: "a", using: configuration(stub))
         }
@@ -152,9 +152,9 @@ import Testing
 
     @Test func endpointAcceptableStatusCodesOverrideTheConfiguration() async throws {
         let lenient = GET<Void>("/maybe", acceptableStatusCodes: [200, 404])
-        let response = try await lenient.request(using: configuration(StubExecutor(statusCode: 404)))
+        let response = try await lenient.request(using: configuration(StubExecutor().stubEverything(with: .status(404))))
         #expect(response.statusCode == 404)
-        var everything = configuration(StubExecutor(statusCode: 500))
+        var everything = configuration(StubExecutor().stubEverything(with: .status(500)))
         everything.acceptableStatusCodes = .any
         #expect(try await Self.ping.request(using: everything).statusCode == 500)
     }
@@ -165,7 +165,7 @@ import Testing
             "/login",
             headers: ["Authorization": "Bearer s3cr3t-token"]
         )
-        let stub = StubExecutor(statusCode: 401, body: Data())
+        let stub = StubExecutor().stubEverything(with: .data(Data(), status: 401))
         let error = try await #require(throws: APIError.self) {
             try await login.request(with: "hunter2", using: configuration(stub))
         }
@@ -183,8 +183,7 @@ import Testing
             let message: String
             let retryAt: Date
         }
-        let stub = StubExecutor(
-            statusCode: 429, body: Data(#"{"message":"slow","retryAt":"2030-01-01T00:00:00Z"}"#.utf8))
+        let stub = StubExecutor().stubEverything(with: .data(Data(#"{"message":"slow","retryAt":"2030-01-01T00:00:00Z"}"#.utf8), status: 429))
         let error = try await #require(throws: APIError.self) {
             try await Self.user.request(with: "a", using: configuration(stub))
         }

@@ -44,7 +44,7 @@ import Testing
     @Test("An error of a pre-signed URL keeps its `: ` between the masked endpoint and the cause")
     func errorDescriptionKeepsItsSeparator() async {
         let presigned = GET<Void>("https://bucket.example.com/r.pdf?X-Amz-Signature=s1g-SECRET")
-        let forbidden = APIConfiguration().with { $0.executor = StubExecutor(statusCode: 403) }
+        let forbidden = APIConfiguration().with { $0.executor = StubExecutor().stubEverything(with: .status(403)) }
 
         await #expect {
             try await presigned.request(using: forbidden)

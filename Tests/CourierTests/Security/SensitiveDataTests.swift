@@ -71,7 +71,7 @@ import Testing
 
     @Test func refreshingAuthMarksEveryHeaderItsApplySets() async throws {
         // GIVEN a refreshing plugin whose apply sets a header no rule names, and changes another
-        let stub = StubExecutor(statusCode: 200)
+        let stub = StubExecutor().stubEverything(with: .status(200))
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [
             RefreshingAuthPlugin<String>(

@@ -23,7 +23,7 @@ struct SwiftLogPluginTests {
     @Test("A call logs the request at debug and the response at info, with the call's metadata")
     func success() async throws {
         let (logger, store) = RecordingLogHandler.logger()
-        let configuration = try Self.configuration(StubExecutor.json(#"{"login":"octocat"}"#), .swiftLog(logger))
+        let configuration = try Self.configuration(StubExecutor().stubEverything(with: .json(#"{"login":"octocat"}"#)), .swiftLog(logger))
 
         _ = try await Self.user.request(with: "octocat", using: configuration) as Data
 
@@ -42,7 +42,7 @@ struct SwiftLogPluginTests {
     @Test("A status of 400 and above is a warning; a failure without a response is an error with its reason")
     func levelsByOutcome() async throws {
         let (logger, store) = RecordingLogHandler.logger()
-        let notFound = try Self.configuration(StubExecutor(statusCode: 404), .swiftLog(logger))
+        let notFound = try Self.configuration(StubExecutor().stubEverything(with: .status(404)), .swiftLog(logger))
         let failing = try Self.configuration(
             StubExecutor().stubEverything(with: .error(URLError(.timedOut))), .swiftLog(logger))
 
@@ -65,7 +65,7 @@ struct SwiftLogPluginTests {
         let login = POST<String>("/login", headers: ["Authorization": "Bearer tok-3141", "X-Request": "r1"]) {
             ["password": $0, "user": "octocat"]
         }
-        let executor = StubExecutor.json(#"{"echo":"hunter2-secret","token":"tok-3141"}"#)
+        let executor = StubExecutor().stubEverything(with: .json(#"{"echo":"hunter2-secret","token":"tok-3141"}"#))
         let configuration = try Self.configuration(executor, .swiftLog(logger, options: options))
 
         _ = try await login.request(with: "hunter2-secret", using: configuration) as Data
@@ -84,8 +84,8 @@ struct SwiftLogPluginTests {
     @Test("At info a call is one entry: info, a warning for 4xx/5xx, an error with error.type for a failure")
     func infoLevel() async throws {
         let (logger, store) = RecordingLogHandler.logger(level: .info)
-        let ok = try Self.configuration(StubExecutor.json("{}"), .swiftLog(logger))
-        let serverError = try Self.configuration(StubExecutor(statusCode: 503), .swiftLog(logger))
+        let ok = try Self.configuration(StubExecutor().stubEverything(with: .json("{}")), .swiftLog(logger))
+        let serverError = try Self.configuration(StubExecutor().stubEverything(with: .status(503)), .swiftLog(logger))
         let failing = try Self.configuration(
             StubExecutor().stubEverything(with: .error(URLError(.timedOut))), .swiftLog(logger))
 
@@ -104,8 +104,8 @@ struct SwiftLogPluginTests {
     @Test("At warning only 4xx/5xx responses and failures are logged")
     func warningLevel() async throws {
         let (logger, store) = RecordingLogHandler.logger(level: .warning)
-        let ok = try Self.configuration(StubExecutor.json("{}"), .swiftLog(logger))
-        let notFound = try Self.configuration(StubExecutor(statusCode: 404), .swiftLog(logger))
+        let ok = try Self.configuration(StubExecutor().stubEverything(with: .json("{}")), .swiftLog(logger))
+        let notFound = try Self.configuration(StubExecutor().stubEverything(with: .status(404)), .swiftLog(logger))
 
         _ = try await Self.user.request(with: "octocat", using: ok) as Data
         await #expect(throws: APIError.self) { try await Self.user.request(with: "nobody", using: notFound) as Data }
@@ -116,7 +116,7 @@ struct SwiftLogPluginTests {
     @Test("With the logger's level above every level used, nothing is formatted or logged")
     func quietLogger() async throws {
         let (logger, store) = RecordingLogHandler.logger(level: .critical)
-        let configuration = try Self.configuration(StubExecutor.json("{}"), .swiftLog(logger))
+        let configuration = try Self.configuration(StubExecutor().stubEverything(with: .json("{}")), .swiftLog(logger))
 
         _ = try await Self.user.request(with: "octocat", using: configuration) as Data
 

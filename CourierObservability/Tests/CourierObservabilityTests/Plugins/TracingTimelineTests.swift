@@ -87,7 +87,7 @@ struct TracingTimelineTests {
         let (logger, store) = RecordingLogHandler.logger()
         let query = Self.signed.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let configuration = APIConfiguration(
-            executor: StubExecutor(statusCode: 403),
+            executor: StubExecutor().stubEverything(with: .status(403)),
             plugins: [
                 .tracing(tracer),
                 .swiftLog(logger, options: LoggingPlugin.Options(includeHeaders: true, includeCURL: true)),
