@@ -62,8 +62,10 @@ enum ExecutorsPage {
         Console.result("origin \(real.origin)")
 
         // Two canned servers, built with CourierTesting, each behind a LoggingExecutor with a label.
-        let stubA = LoggingExecutor(wrapping: StubExecutor().stubEverything(with: .json(#"{"origin":"203.0.113.1"}"#)), label: "stub A")
-        let stubB = LoggingExecutor(wrapping: StubExecutor().stubEverything(with: .json(#"{"origin":"203.0.113.2"}"#)), label: "stub B")
+        let stubA = LoggingExecutor(
+            wrapping: StubExecutor().stubEverything(with: .json(#"{"origin":"203.0.113.1"}"#)), label: "stub A")
+        let stubB = LoggingExecutor(
+            wrapping: StubExecutor().stubEverything(with: .json(#"{"origin":"203.0.113.2"}"#)), label: "stub B")
 
         Console.step("Per call: `request(using: configuration)` wins over everything else, for this call only")
         let perCall: IPAnswer = try await Origin.$ip.request(

@@ -180,7 +180,8 @@ enum PluginsPage {
     }
 
     static func envelope() async throws {
-        Console.step("`decoder: .at(\"data\")` decodes the payload of {\"code\": 0, \"data\": …}; a plugin checks the code")
+        Console.step(
+            "`decoder: .at(\"data\")` decodes the payload of {\"code\": 0, \"data\": …}; a plugin checks the code")
         let server = StubExecutor().stub(Guarded.$legacyUser) { request in
             request.url.lastPathComponent == "7"
                 ? .json(#"{"code": 0, "msg": "ok", "data": {"id": 7, "name": "Ann"}}"#)

@@ -33,26 +33,11 @@ public struct StubExecutor: APIExecutor {
 
     private var rules: [Rule] = []
     /// Answers what no rule matches.
-    private var fallback: (@Sendable (APIRequest) async throws -> APIResponse)?
+    private var fallback: StubResponse?
     private var log = RequestLog()
 
     /// An executor without stubs: add them with the `stub` methods. Every request is recorded.
     public init() {}
-
-    /// An executor that answers every request that no rule matches with `handler`.
-    public init(_ handler: @escaping @Sendable (APIRequest) async throws -> APIResponse) {
-        self.fallback = handler
-    }
-
-    /// An executor that answers every request with `statusCode`, `body` and `headers`.
-    public init(statusCode: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:]) {
-        self = StubExecutor().stubEverything(with: StubResponse(statusCode: statusCode, headers: headers, body: body))
-    }
-
-    /// An executor that answers every request with `json` as a JSON body.
-    public static func json(_ json: String, statusCode: Int = 200) -> StubExecutor {
-        StubExecutor().stubEverything(with: .json(json, status: statusCode))
-    }
 
     // MARK: - Adding stubs
 
@@ -91,7 +76,7 @@ public struct StubExecutor: APIExecutor {
     public func stubEverything(with response: StubResponse) -> StubExecutor {
         var copy = self
         copy.log = RequestLog()
-        copy.fallback = { request in try await response.answer(request) }
+        copy.fallback = response
         return copy
     }
 
@@ -154,7 +139,7 @@ public struct StubExecutor: APIExecutor {
             throw APIError(
                 .other, endpoint: request.endpoint, request: request, underlyingError: UnstubbedRequest(request))
         }
-        return try await fallback(request)
+        return try await fallback.answer(request)
     }
 }
 

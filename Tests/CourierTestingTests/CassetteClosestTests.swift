@@ -24,7 +24,7 @@ enum Orders {
 /// first recorded.
 @Suite struct CassetteClosestTests {
     let base = APIConfiguration(baseURL: URL(string: "https://orders.example"))
-    let ok = StubExecutor { request in APIResponse(statusCode: 200, request: request) }
+    let ok = StubExecutor().stubEverything(with: .status(200))
 
     /// Records `calls` into a new cassette, then replays `request` against it and returns the problem it names.
     func problem(

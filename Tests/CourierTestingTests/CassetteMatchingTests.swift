@@ -18,8 +18,8 @@ enum Directory {
 
 @Suite struct CassetteMatchingTests {
     let base = APIConfiguration(baseURL: URL(string: "https://people.example"))
-    let echo = StubExecutor { request in
-        APIResponse(statusCode: 200, body: .data(Data(request.url.absoluteString.utf8)), request: request)
+    let echo = StubExecutor().stub(where: { _ in true }) { request in
+        StubResponse(statusCode: 200, body: Data(request.url.absoluteString.utf8))
     }
 
     /// Records what `calls` sends into a new cassette in `folder`, then runs `replays` against it in `mode` none
@@ -147,8 +147,8 @@ enum Directory {
         let folder = CassetteFolder()
         defer { folder.remove() }
         let version = LockedBox("v1")
-        let stub = StubExecutor { request in
-            APIResponse(statusCode: 200, body: .data(Data(version.value.utf8)), request: request)
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
+            StubResponse(statusCode: 200, body: Data(version.value.utf8))
         }
         try await Cassette.local(folder.file(), recordingWith: stub).activate(in: base) {
             let _: String = try await Directory.$contact.request(with: "a")

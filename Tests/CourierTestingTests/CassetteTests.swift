@@ -43,7 +43,7 @@ extension Cassette {
 }
 
 /// An executor that must not be reached: replaying never calls the network.
-let unreachable = StubExecutor { request in
+let unreachable = StubExecutor().stub(where: { _ in true }) { request in
     Issue.record("a replaying cassette sent \(request.method) \(request.url)")
     throw URLError(.cannotConnectToHost)
 }
@@ -251,8 +251,8 @@ extension CassetteTests {
         let folder = CassetteFolder()
         defer { folder.remove() }
         let secrets = ["user-info-pass", "path-token-777", "form-secret-888", "header-key-999"]
-        let stub = StubExecutor { request in
-            APIResponse(statusCode: 201, body: .data(request.body.data ?? Data()), request: request)
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
+            StubResponse(statusCode: 201, body: request.body.data ?? Data())
         }
         var configuration = APIConfiguration(baseURL: URL(string: "https://ada:\(secrets[0])@vault.example"))
         configuration.plugins = [AuthPlugin.apiKey(secrets[3], header: "X-Vault-Key")]

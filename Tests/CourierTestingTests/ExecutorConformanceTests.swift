@@ -30,7 +30,7 @@ struct ExecutorConformanceTests {
     @Test("A stub that validates statuses, answers without bodies and drops repeated headers fails each check")
     func brokenStubFails() async throws {
         let servers = try Self.stubServers()
-        let broken = StubExecutor { request in
+        let broken = StubExecutor().stub(where: { _ in true }) { request in
             try await Task.sleep(for: .milliseconds(1))
             // Throws for every 4xx and 5xx, answers every request with one header and an empty body.
             let status = request.url.path.hasPrefix("/status/") ? Int(request.url.lastPathComponent) ?? 200 : 200
@@ -38,7 +38,7 @@ struct ExecutorConformanceTests {
                 throw APIError(
                     .unacceptableStatus(status >= 500 ? .serverError : .clientError), endpoint: request.endpoint)
             }
-            return APIResponse(statusCode: status, headers: ["X-Multi": "first"], request: request)
+            return StubResponse(statusCode: status, headers: ["X-Multi": "first"])
         }
         let suite = ExecutorConformance(executor: broken, servers: servers, timeLimit: .seconds(5))
 
@@ -88,12 +88,12 @@ struct ExecutorConformanceTests {
 
     @Test("A check that hangs fails at the time limit")
     func hangFails() async throws {
-        let hanging = StubExecutor { request in
+        let hanging = StubExecutor().stub(where: { _ in true }) { request in
             // Ignores cancellation: sleeps on, uncancellably, for a minute.
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().asyncAfter(deadline: .now() + 60) { continuation.resume() }
             }
-            return APIResponse(statusCode: 200, request: request)
+            return StubResponse(statusCode: 200)
         }
         let suite = ExecutorConformance(
             executor: hanging, servers: try Self.stubServers(), timeLimit: .milliseconds(300))
@@ -117,16 +117,14 @@ struct ExecutorConformanceTests {
 
     /// Answers the httpbin and fault-server routes that ``stubChecks`` use, as those servers do.
     static func emulator() -> StubExecutor {
-        StubExecutor { request in
+        StubExecutor().stub(where: { _ in true }) { request in
             try Task.checkCancellation()
             let path = request.url.path
             let isHead = request.method == .head
-            func json(_ object: [String: Any], status: Int = 200) throws -> APIResponse {
+            func json(_ object: [String: Any], status: Int = 200) throws -> StubResponse {
                 let data = try JSONSerialization.data(withJSONObject: object)
-                return APIResponse(
-                    statusCode: status, headers: ["Content-Type": "application/json"],
-                    body: .data(isHead ? Data() : data),
-                    url: request.url, request: request)
+                return StubResponse(
+                    statusCode: status, headers: ["Content-Type": "application/json"], body: isHead ? Data() : data)
             }
             var headers: [String: String] = [:]
             for field in request.headers {
@@ -146,19 +144,19 @@ struct ExecutorConformanceTests {
             case "/response-headers":
                 var fields = HTTPHeaders()
                 for item in request.queryItems { fields.add(HTTPHeaderName(rawValue: item.name), item.value ?? "") }
-                return APIResponse(statusCode: 200, headers: fields, url: request.url, request: request)
+                return StubResponse(statusCode: 200, headers: fields)
             case "/no-content-with-body":
-                return APIResponse(statusCode: 204, url: request.url, request: request)
+                return StubResponse(statusCode: 204)
             case "/slow-headers", "/endless-chunked":
                 try await Task.sleep(for: .seconds(10))
-                return APIResponse(statusCode: 200, url: request.url, request: request)
+                return StubResponse(statusCode: 200)
             default:
                 if path.hasPrefix("/status/"), let status = Int(request.url.lastPathComponent) {
-                    return APIResponse(statusCode: status, url: request.url, request: request)
+                    return StubResponse(statusCode: status)
                 }
                 if path.hasPrefix("/bytes/"), let count = Int(request.url.lastPathComponent) {
                     let body = isHead ? Data() : Data(repeating: 7, count: count)
-                    return APIResponse(statusCode: 200, body: .data(body), url: request.url, request: request)
+                    return StubResponse(statusCode: 200, body: body)
                 }
                 return try json(["error": "no route"], status: 404)
             }

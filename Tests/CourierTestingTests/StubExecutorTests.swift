@@ -114,9 +114,9 @@ enum GitHub {
     }
 }
 
-@Suite struct StubHandlerTests {
-    @Test func rulesComeBeforeAHandler() async throws {
-        let stub = StubExecutor { request in APIResponse(statusCode: 202, request: request) }
+@Suite struct StubFallbackTests {
+    @Test func rulesComeBeforeTheFallback() async throws {
+        let stub = StubExecutor().stubEverything(with: .status(202))
             .stub(.get, "/zen", with: .text("ruled"))
         let zen: String = try await stub.activate(in: blank) { try await GitHub.$zen.request() }
         let other = try await stub.activate(in: blank) { try await GitHub.$user.request(with: "x") }

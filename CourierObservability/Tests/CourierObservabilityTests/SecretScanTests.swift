@@ -97,7 +97,8 @@ struct SecretScanTests {
         let metrics = TestMetrics()
         let endpoint = GET<Void>(path, parameters: { ["key": "k", "code": 200, "login": "ada"] })
         let configuration = APIConfiguration(
-            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor().stubEverything(with: .status(200)),
+            baseURL: URL(string: "https://api.example.com"),
+            executor: StubExecutor().stubEverything(with: .status(200)),
             observers: [.metrics(factory: metrics)])
 
         _ = try await endpoint.request(using: configuration) as Data

@@ -100,13 +100,13 @@ import Testing
 
     @Test func executorErrorsAreWrapped() async throws {
         struct Boom: Error {}
-        let failing = StubExecutor { _ in throw Boom() }
+        let failing = StubExecutor().stubEverything(with: .error(Boom()))
         let error = try await #require(throws: APIError.self) {
             try await Self.zen.request(using: testConfiguration.with { $0.executor = failing })
         }
         #expect(error.reason == .other)
         #expect(error.underlyingError is Boom)
-        let offline = StubExecutor { _ in throw URLError(.notConnectedToInternet) }
+        let offline = StubExecutor().stubEverything(with: .error(URLError(.notConnectedToInternet)))
         let offlineError = try await #require(throws: APIError.self) {
             try await Self.zen.request(using: testConfiguration.with { $0.executor = offline })
         }
@@ -120,7 +120,9 @@ import Testing
     @Test func theProcessDefaultIsUsedWhenNothingElseIsSet() async throws {
         let saved = APIConfiguration.default
         defer { APIConfiguration.default = saved }
-        APIConfiguration.default = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .data(Data("global".utf8))) }
+        APIConfiguration.default = testConfiguration.with {
+            $0.executor = StubExecutor().stubEverything(with: .data(Data("global".utf8)))
+        }
         let text: String = try await Task.detached { try await GET<Void>("/zen").request() }.value
         #expect(text == "global")
     }

@@ -66,12 +66,8 @@ struct ExecutorConformanceIntegrationTests {
         // GIVEN the executor, and the executor given twice each request's timeout
         let servers = try #require(ExecutorConformance.Servers.fromEnvironment(), "the test servers are not set")
         let kept = ExecutorConformance(executor: URLSessionExecutor.shared, servers: servers)
-        let twice = StubExecutor { request in
-            var request = request
-            request.timeout = request.timeout * 2
-            return try await URLSessionExecutor.shared.execute(request)
-        }
-        let doubled = ExecutorConformance(executor: twice, servers: servers)
+        let doubled = ExecutorConformance(
+            executor: TwiceTheTimeout(wrapped: URLSessionExecutor.shared), servers: servers)
 
         // WHEN the deadline check runs on both
         async let keptFailures = kept.run(.timeoutIsDeadline)
@@ -82,5 +78,18 @@ struct ExecutorConformanceIntegrationTests {
         #expect(passed.isEmpty, "\(passed.map(\.description).joined(separator: "\n"))")
         #expect(failed.count == 2, "\(failed.map(\.description).joined(separator: "\n"))")
         #expect(failed.allSatisfy { $0.check == .timeoutIsDeadline && $0.message.contains("ended after") })
+    }
+}
+
+/// Hands `wrapped` each request with twice its timeout: an executor that does not keep the deadline.
+private struct TwiceTheTimeout: APIExecutor {
+    let wrapped: any APIExecutor
+
+    var supportedTransfers: TransferFeatures { wrapped.supportedTransfers }
+
+    func execute(_ request: APIRequest) async throws -> APIResponse {
+        var request = request
+        request.timeout = request.timeout * 2
+        return try await wrapped.execute(request)
     }
 }

@@ -5,13 +5,13 @@ import Testing
 
 /// A stub that answers like httpbin's `/get`: it echoes the query arguments, tagged with `stub`.
 private func echoingStub(_ name: String) -> StubExecutor {
-    StubExecutor { request in
+    StubExecutor().stub(where: { _ in true }) { request in
         var arguments: [String: String] = [:]
         for item in request.queryItems { arguments[item.name] = item.value ?? "" }
         let echo = StubEcho(args: arguments, headers: ["X-Stub": name], url: request.url.absoluteString)
         let body = try JSONEncoder().encode(echo)
         let headers: HTTPHeaders = ["Content-Type": "application/json"]
-        return APIResponse(statusCode: 200, headers: headers, body: .data(body), request: request)
+        return StubResponse(statusCode: 200, headers: headers, body: body)
     }
 }
 

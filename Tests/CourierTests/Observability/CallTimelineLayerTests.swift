@@ -91,9 +91,9 @@ import Testing
 
     @Test("A 401 refreshes the credential once: started, finished, and the second attempt")
     func authRefresh() async throws {
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             let ok = request.headers[.authorization] == "Bearer fresh"
-            return APIResponse(statusCode: ok ? 200 : 401, body: .data(Data("{}".utf8)), request: request)
+            return StubResponse(statusCode: ok ? 200 : 401, body: Data("{}".utf8))
         }
         let plugin = RefreshingAuthPlugin<String>(
             credential: { "stale" }, refresh: { _ in "fresh" },

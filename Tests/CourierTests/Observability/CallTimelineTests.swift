@@ -24,15 +24,15 @@ import Testing
     /// A stub that answers with `statuses` in turn (the last one again once they run out).
     static func answering(_ statuses: [Int], headers: HTTPHeaders = [:]) -> StubExecutor {
         let count = LockedBox(0)
-        return StubExecutor { request in
+        return StubExecutor().stub(where: { _ in true }) { request in
             let index = count.withLock { count in
                 defer { count += 1 }
                 return count
             }
             let status = statuses[min(index, statuses.count - 1)]
-            return APIResponse(
+            return StubResponse(
                 statusCode: status, headers: status == 200 ? [:] : headers,
-                body: .data(status == 200 ? Data(#"{"id":1}"#.utf8) : Data()), request: request)
+                body: status == 200 ? Data(#"{"id":1}"#.utf8) : Data())
         }
     }
 
@@ -127,7 +127,7 @@ import Testing
 
     @Test("A transport failure retried until attempts run out: each attempt failed, the error has them all")
     func transportFailures() async throws {
-        let stub = StubExecutor { _ in throw URLError(.timedOut) }
+        let stub = StubExecutor().stubEverything(with: .error(URLError(.timedOut)))
         let configuration = configuration(
             stub, observers: [Recorder()], plugins: [.retry(RetryPolicy(baseDelay: .milliseconds(1), jitter: 0))])
 

@@ -113,13 +113,13 @@ struct CallFormProgressTests {
         let executor: any APIExecutor =
             switch failure {
             case .unacceptableStatus: StubExecutor().stubEverything(with: .data(Data("missing".utf8), status: 404))
-            case .transportError: StubExecutor { _ in throw URLError(.networkConnectionLost) }
+            case .transportError: StubExecutor().stubEverything(with: .error(URLError(.networkConnectionLost)))
             case .invalidParameter: StubExecutor().stubEverything(with: .json("{}"))
             case .unsupportedExecutor: NoTransfers()
             case .cancelled:
-                StubExecutor { request in
+                StubExecutor().stub(where: { _ in true }) { request in
                     try await Task.sleep(for: .seconds(30))
-                    return APIResponse(statusCode: 200, request: request)
+                    return StubResponse(statusCode: 200)
                 }
             }
         let configuration = testConfiguration.with { $0.executor = executor }

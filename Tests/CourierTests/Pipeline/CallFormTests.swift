@@ -59,7 +59,9 @@ import Testing
     @Test("A key path decodes with the decoder the call would use otherwise, or the one it names")
     func keyPathUsesTheNextDecoder() async throws {
         let plist = try PropertyListEncoder().encode(["items": [User(id: 2, name: "Bo")]])
-        let configuration = configuration(StubExecutor().stubEverything(with: .data(plist))).with { $0.responseDecoder = .propertyList }
+        let configuration = configuration(StubExecutor().stubEverything(with: .data(plist))).with {
+            $0.responseDecoder = .propertyList
+        }
 
         let viaConfiguration: [User] = try await Self.user.request(with: 2, using: configuration, decoder: .at("items"))
         let named: [User] = try await Self.user.request(
@@ -77,11 +79,16 @@ import Testing
         let plist = try PropertyListEncoder().encode(User(id: 3, name: "Cy"))
         let json = #"{"id":4,"name":"Di"}"#
 
-        let fromEndpoint: User = try await Self.plist.request(with: 3, using: configuration(StubExecutor().stubEverything(with: .data(plist))))
+        let fromEndpoint: User = try await Self.plist.request(
+            with: 3, using: configuration(StubExecutor().stubEverything(with: .data(plist))))
         let fromConfiguration: User = try await Self.user.request(
-            with: 3, using: configuration(StubExecutor().stubEverything(with: .data(plist))).with { $0.responseDecoder = .propertyList })
+            with: 3,
+            using: configuration(StubExecutor().stubEverything(with: .data(plist))).with {
+                $0.responseDecoder = .propertyList
+            })
         let fromCall: User = try await Self.plist.request(
-            with: 4, using: configuration(StubExecutor().stubEverything(with: .json(json))), decoder: .json(JSONDecoder()))
+            with: 4, using: configuration(StubExecutor().stubEverything(with: .json(json))),
+            decoder: .json(JSONDecoder()))
 
         #expect(fromEndpoint == User(id: 3, name: "Cy"))
         #expect(fromConfiguration == fromEndpoint)

@@ -32,10 +32,10 @@ import Testing
 
     @Test("The Link rule finds rel=\"next\" wherever it is", arguments: links)
     func linkHeader(fields: [String], next: String?) async throws {
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             if request.url.query == nil { for field in fields { headers.add("Link", field) } }
-            return APIResponse(statusCode: 200, headers: headers, body: .data(Data("[1]".utf8)), request: request)
+            return StubResponse(statusCode: 200, headers: headers, body: Data("[1]".utf8))
         }
 
         var pages = 0
@@ -54,10 +54,10 @@ import Testing
 
     @Test("A page that names itself as the next one ends the list")
     func selfLinkEnds() async throws {
-        let stub = StubExecutor { request in
-            APIResponse(
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
+            StubResponse(
                 statusCode: 200, headers: ["Link": "<\(request.url.absoluteString)>; rel=\"next\""],
-                body: .data(Data("[]".utf8)), request: request)
+                body: Data("[]".utf8))
         }
         var pages = 0
         for try await _ in Self.list.pages(as: [Int].self, using: testConfiguration.with { $0.executor = stub }) {
@@ -68,11 +68,11 @@ import Testing
 
     @Test("A failing page throws the APIError of its call and ends the list")
     func failingPageThrows() async throws {
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             let first = request.url.query == nil
-            return APIResponse(
+            return StubResponse(
                 statusCode: first ? 200 : 503, headers: first ? ["Link": "</v2/items?page=2>; rel=next"] : [:],
-                body: .data(Data("[]".utf8)), request: request)
+                body: Data("[]".utf8))
         }
         var pages = 0
         let error = await #expect(throws: APIError.self) {

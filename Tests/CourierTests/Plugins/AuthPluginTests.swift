@@ -61,14 +61,14 @@ import Testing
         let answered = Locked<[Int]>([])
 
         func executor() -> StubExecutor {
-            StubExecutor { request in
+            StubExecutor().stub(where: { _ in true }) { request in
                 try await Task.sleep(for: .milliseconds(2))
                 guard request.headers[.authorization] == "Bearer \(self.valid.current)" else {
-                    return APIResponse(statusCode: 401, request: request)
+                    return StubResponse(statusCode: 401)
                 }
                 let n = request.queryItems.first?.value.flatMap(Int.init) ?? -1
                 self.answered.withLock { $0.append(n) }
-                return APIResponse(statusCode: 200, body: .data(Data("\(n)".utf8)), request: request)
+                return StubResponse(statusCode: 200, body: Data("\(n)".utf8))
             }
         }
     }
@@ -177,8 +177,8 @@ import Testing
             apply: { token, request in request.headers["X-Token"] = token },
             isAuthFailure: { $0.statusCode == 419 }
         )
-        let stub = StubExecutor { request in
-            APIResponse(statusCode: request.headers["X-Token"] == "new" ? 200 : 419, request: request)
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
+            StubResponse(statusCode: request.headers["X-Token"] == "new" ? 200 : 419)
         }
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [auth]
@@ -191,12 +191,12 @@ import Testing
     @Test func aRefreshMayCallThroughTheSameConfiguration() async throws {
         // GIVEN a refresh that calls a token endpoint through the configuration that holds the plugin
         let token = POST<Void>("/oauth/token")
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             if request.url.path.hasSuffix("/oauth/token") {
-                return APIResponse(statusCode: 200, body: .data(Data("fresh".utf8)), request: request)
+                return StubResponse(statusCode: 200, body: Data("fresh".utf8))
             }
             let ok = request.headers[.authorization] == "Bearer fresh"
-            return APIResponse(statusCode: ok ? 200 : 401, request: request)
+            return StubResponse(statusCode: ok ? 200 : 401)
         }
         let configuration = Locked<APIConfiguration?>(nil)
         let auth = RefreshingAuthPlugin<String>(

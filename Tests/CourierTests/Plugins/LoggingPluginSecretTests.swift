@@ -8,13 +8,12 @@ import Testing
     static let verbose = LoggingPlugin.Options(includeBodies: true, includeHeaders: true, includeCURL: true)
 
     /// An executor that answers with the request's body, as text, and the request's headers, like an echo server.
-    static let echo = StubExecutor { request in
+    static let echo = StubExecutor().stub(where: { _ in true }) { request in
         var headers: HTTPHeaders = ["Content-Type": "text/plain"]
         for field in request.headers {
             headers.add(HTTPHeaderName(rawValue: "X-Echo-\(field.name.rawValue)"), field.value)
         }
-        return APIResponse(
-            statusCode: 200, headers: headers, body: .data(request.body.data ?? Data()), request: request)
+        return StubResponse(statusCode: 200, headers: headers, body: request.body.data ?? Data())
     }
 
     /// Sends `call` through `plugins` and a verbose logging plugin, and returns everything it logged.
@@ -64,7 +63,8 @@ import Testing
     }
 
     @Test func theCORSCredentialsFlagIsNotASecret() async {
-        let executor = StubExecutor().stubEverything(with: .status(200, headers: ["Access-Control-Allow-Credentials": "true", "X-Session-Token": "s3ss-tok"]))
+        let executor = StubExecutor().stubEverything(
+            with: .status(200, headers: ["Access-Control-Allow-Credentials": "true", "X-Session-Token": "s3ss-tok"]))
         let output = await log(executor: executor) { try await GET<Void>("/me").request(using: $0) }
         #expect(output.contains("Access-Control-Allow-Credentials: true"))
         #expect(!output.contains("s3ss-tok"))

@@ -22,7 +22,10 @@ import Testing
         _ options: LoggingPlugin.Options, status: Int = 200, sensitiveNames: Set<HTTPHeaderName> = []
     ) async throws -> [String] {
         let lines = Locked<[String]>([])
-        let stub = StubExecutor().stubEverything(with: .data(Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8), status: status, headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]))
+        let stub = StubExecutor().stubEverything(
+            with: .data(
+                Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8), status: status,
+                headers: ["Set-Cookie": "id=set-c00kie", "Content-Type": "application/json"]))
         var configuration = testConfiguration.with {
             $0.executor = stub
             $0.sensitiveNames.formUnion(sensitiveNames)
@@ -86,7 +89,7 @@ import Testing
     @Test func failuresAreLoggedWithoutSecrets() async throws {
         let lines = Locked<[String]>([])
         var configuration = testConfiguration.with {
-            $0.executor = StubExecutor { _ in throw URLError(.cannotConnectToHost) }
+            $0.executor = StubExecutor().stubEverything(with: .error(URLError(.cannotConnectToHost)))
         }
         configuration.plugins = [.bearer("s3cr3t-token"), .logging { line in lines.withLock { $0.append(line) } }]
         await #expect(throws: APIError.self) { try await GET<Void>("/x").request(using: configuration) }
@@ -99,14 +102,13 @@ import Testing
     @Test func secretsEchoedInAResponseBodyAreMasked() async throws {
         // GIVEN a server that echoes the request's headers and URL back in JSON, as httpbin does
         let lines = Locked<[String]>([])
-        let echo = StubExecutor { request in
+        let echo = StubExecutor().stub(where: { _ in true }) { request in
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.rawValue] = field.value }
             let body = try JSONSerialization.data(withJSONObject: [
                 "headers": headers, "url": request.url.absoluteString,
             ])
-            return APIResponse(
-                statusCode: 200, headers: ["Content-Type": "application/json"], body: .data(body), request: request)
+            return StubResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body)
         }
         var configuration = testConfiguration.with { $0.executor = echo }
         configuration.plugins = [

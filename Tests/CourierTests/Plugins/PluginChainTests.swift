@@ -30,9 +30,9 @@ struct Recorder: APIPlugin {
     @Test func firstPluginIsOutermostAndEndpointPluginsRunInside() async throws {
         // GIVEN two configuration plugins and one endpoint plugin, each recording entry and exit
         let trail = Trail()
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             trail.add("executor sees \(request.headers.values(for: "X-Trail").joined(separator: ","))")
-            return APIResponse(statusCode: 200, request: request)
+            return StubResponse(statusCode: 200)
         }
         var configuration = testConfiguration.with { $0.executor = stub }
         configuration.plugins = [Recorder(name: "a", trail: trail), Recorder(name: "b", trail: trail)]
@@ -85,7 +85,9 @@ struct Recorder: APIPlugin {
             }
         }
         let trail = Trail()
-        var configuration = testConfiguration.with { $0.executor = StubExecutor { _ in throw URLError(.timedOut) } }
+        var configuration = testConfiguration.with {
+            $0.executor = StubExecutor().stubEverything(with: .error(URLError(.timedOut)))
+        }
         configuration.plugins = [Watches(trail: trail)]
         let error = try await #require(throws: APIError.self) { try await Self.ping.request(using: configuration) }
         #expect(error.reason == .transport(.timedOut))

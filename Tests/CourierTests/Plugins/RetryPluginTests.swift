@@ -10,12 +10,12 @@ import Testing
     /// An executor answering with the given statuses in turn (the last one repeats).
     func sequence(_ statuses: [Int], headers: HTTPHeaders = [:]) -> StubExecutor {
         let index = Locked(0)
-        return StubExecutor { request in
+        return StubExecutor().stub(where: { _ in true }) { request in
             let status = index.withLock { i in
                 defer { i += 1 }
                 return statuses[min(i, statuses.count - 1)]
             }
-            return APIResponse(statusCode: status, headers: headers, request: request)
+            return StubResponse(statusCode: status, headers: headers)
         }
     }
 
@@ -62,21 +62,21 @@ import Testing
 
     @Test func transientTransportFailuresAreRetried() async throws {
         let attempts = Locked(0)
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             let attempt = attempts.withLock { a in
                 a += 1
                 return a
             }
             if attempt == 1 { throw URLError(.timedOut) }
             if attempt == 2 { throw URLError(.networkConnectionLost) }
-            return APIResponse(statusCode: 200, request: request)
+            return StubResponse(statusCode: 200)
         }
         try await GET<Void>("/x").request(using: configuration(stub))
         #expect(stub.requests.count == 3)
     }
 
     @Test func otherTransportFailuresAreNot() async throws {
-        let stub = StubExecutor { _ in throw URLError(.badServerResponse) }
+        let stub = StubExecutor().stubEverything(with: .error(URLError(.badServerResponse)))
         await #expect(throws: APIError.self) { try await GET<Void>("/x").request(using: configuration(stub)) }
         #expect(stub.requests.count == 1)
     }
@@ -140,9 +140,9 @@ import Testing
     @Test func cancellingDuringABackoffWaitReturnsPromptly() async throws {
         // GIVEN a server that asks to wait a long time before retrying
         let (attempts, attempted) = AsyncStream<Void>.makeStream()
-        let stub = StubExecutor { request in
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
             attempted.yield()
-            return APIResponse(statusCode: 503, headers: ["Retry-After": "20"], request: request)
+            return StubResponse(statusCode: 503, headers: ["Retry-After": "20"])
         }
         let configuration = configuration(stub, policy: RetryPolicy(maxAttempts: 3))
         let task = Task { try await GET<Void>("/x").request(using: configuration) }

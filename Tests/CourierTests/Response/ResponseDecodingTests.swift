@@ -29,7 +29,8 @@ import Testing
 
     @Test func returnsDataAsIs() async throws {
         let bytes = Data([0, 1, 2, 255])
-        let data: Data = try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .data(bytes))))
+        let data: Data = try await Self.user.request(
+            with: "a", using: configuration(StubExecutor().stubEverything(with: .data(bytes))))
         #expect(data == bytes)
     }
 
@@ -49,7 +50,8 @@ import Testing
         let stub = StubExecutor().stubEverything(with: .status(204))
         let user: User? = try await Self.user.request(with: "a", using: configuration(stub))
         #expect(user == nil)
-        let head: Data? = try await Self.ping.request(using: configuration(StubExecutor().stubEverything(with: .status(200))))
+        let head: Data? = try await Self.ping.request(
+            using: configuration(StubExecutor().stubEverything(with: .status(200))))
         #expect(head == nil)
     }
 
@@ -74,7 +76,8 @@ import Testing
     @Test func discardingTheResultStillValidatesTheStatus() async throws {
         try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .status(200))))
         await #expect(throws: APIError.self) {
-            try await Self.user.request(with: "a", using: configuration(StubExecutor().stubEverything(with: .status(500))))
+            try await Self.user.request(
+                with: "a", using: configuration(StubExecutor().stubEverything(with: .status(500))))
         }
     }
 
@@ -123,7 +126,8 @@ import Testing
 
     @Test func emptyBodyForANonOptionalTypeIsADecodingFailure() async throws {
         let error = try await #require(throws: APIError.self) {
-            let _: User = try await Self.ping.request(using: configuration(StubExecutor().stubEverything(with: .status(200))))
+            let _: User = try await Self.ping.request(
+                using: configuration(StubExecutor().stubEverything(with: .status(200))))
         }
         #expect(error.reason == .decodingFailed)
     }
@@ -152,7 +156,8 @@ import Testing
 
     @Test func endpointAcceptableStatusCodesOverrideTheConfiguration() async throws {
         let lenient = GET<Void>("/maybe", acceptableStatusCodes: [200, 404])
-        let response = try await lenient.request(using: configuration(StubExecutor().stubEverything(with: .status(404))))
+        let response = try await lenient.request(
+            using: configuration(StubExecutor().stubEverything(with: .status(404))))
         #expect(response.statusCode == 404)
         var everything = configuration(StubExecutor().stubEverything(with: .status(500)))
         everything.acceptableStatusCodes = .any
@@ -183,7 +188,8 @@ import Testing
             let message: String
             let retryAt: Date
         }
-        let stub = StubExecutor().stubEverything(with: .data(Data(#"{"message":"slow","retryAt":"2030-01-01T00:00:00Z"}"#.utf8), status: 429))
+        let stub = StubExecutor().stubEverything(
+            with: .data(Data(#"{"message":"slow","retryAt":"2030-01-01T00:00:00Z"}"#.utf8), status: 429))
         let error = try await #require(throws: APIError.self) {
             try await Self.user.request(with: "a", using: configuration(stub))
         }

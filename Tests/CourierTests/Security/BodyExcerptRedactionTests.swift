@@ -13,7 +13,8 @@ import Testing
     static func error(
         _ body: String, status: Int = 400, contentType: String = "application/json"
     ) async throws -> APIError {
-        let executor = StubExecutor().stubEverything(with: .data(Data(body.utf8), status: status, headers: ["Content-Type": contentType]))
+        let executor = StubExecutor().stubEverything(
+            with: .data(Data(body.utf8), status: status, headers: ["Content-Type": contentType]))
         return try await #require(throws: APIError.self) {
             try await endpoint.request(using: testConfiguration.with { $0.executor = executor })
         }
@@ -74,7 +75,8 @@ import Testing
 
     @Test func aDecodingFailuresExcerptIsMaskedToo() async throws {
         struct User: Decodable { let id: Int }
-        let executor = StubExecutor().stubEverything(with: .json(#"{"id":"not a number","session_token":"at-SECRET-1"}"#))
+        let executor = StubExecutor().stubEverything(
+            with: .json(#"{"id":"not a number","session_token":"at-SECRET-1"}"#))
         let error = try await #require(throws: APIError.self) {
             let _: User = try await GET<Void>("/me").request(using: testConfiguration.with { $0.executor = executor })
         }

@@ -65,7 +65,7 @@ import Testing
     )
     func urlInTextKeepsTrailingPunctuation(_ text: String, _ expected: String) async {
         let failing = APIConfiguration().with {
-            $0.executor = StubExecutor { _ in throw TextError(text: text) }
+            $0.executor = StubExecutor().stubEverything(with: .error(TextError(text: text)))
         }
 
         await #expect {

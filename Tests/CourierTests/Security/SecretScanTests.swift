@@ -37,7 +37,7 @@ import Testing
 
     /// A server that echoes the request — URL, headers and body — back, with `status`.
     static func echo(status: Int) -> StubExecutor {
-        StubExecutor { request in
+        StubExecutor().stub(where: { _ in true }) { request in
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.rawValue] = field.value }
             let echoed: [String: Any] = [
@@ -45,10 +45,10 @@ import Testing
                 "body": String(decoding: request.body.data ?? Data(), as: UTF8.self),
             ]
             let body = try JSONSerialization.data(withJSONObject: echoed)
-            return APIResponse(
+            return StubResponse(
                 statusCode: status,
                 headers: ["Content-Type": "application/json", "Set-Cookie": "id=s3t-c00kie-SECRET", "X-Echo": "hi"],
-                body: .data(body), request: request)
+                body: body)
         }
     }
 
@@ -117,13 +117,15 @@ import Testing
         let ok = Self.configuration(executor: Self.echo(status: 200), log: log)
         let unauthorized = Self.configuration(executor: Self.echo(status: 401), log: log)
         let offline = Self.configuration(
-            executor: StubExecutor { request in
+            executor: StubExecutor().stub(where: { _ in true }) { request in
                 throw URLError(
                     .cannotConnectToHost,
                     userInfo: [NSURLErrorFailingURLErrorKey: request.url, "text": request.url.absoluteString])
             },
             log: log)
-        let failing = Self.configuration(executor: StubExecutor { throw LoadFailure(url: $0.url) }, log: log)
+        let failing = Self.configuration(
+            executor: StubExecutor().stub(where: { _ in true }) { request in throw LoadFailure(url: request.url) },
+            log: log)
 
         // WHEN every kind of call is made
         let searchResponse: APIResponse = try await Self.search.request(with: "shoes", using: ok)

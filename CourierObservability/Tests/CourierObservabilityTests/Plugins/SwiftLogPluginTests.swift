@@ -23,7 +23,8 @@ struct SwiftLogPluginTests {
     @Test("A call logs the request at debug and the response at info, with the call's metadata")
     func success() async throws {
         let (logger, store) = RecordingLogHandler.logger()
-        let configuration = try Self.configuration(StubExecutor().stubEverything(with: .json(#"{"login":"octocat"}"#)), .swiftLog(logger))
+        let configuration = try Self.configuration(
+            StubExecutor().stubEverything(with: .json(#"{"login":"octocat"}"#)), .swiftLog(logger))
 
         _ = try await Self.user.request(with: "octocat", using: configuration) as Data
 

@@ -63,7 +63,8 @@ struct TracingPluginTests {
 
         let defaulted = W3CTestTracer()
         let offline = APIConfiguration(
-            baseURL: URL(string: "https://api.example.com"), executor: StubExecutor().stubEverything(with: .status(200)),
+            baseURL: URL(string: "https://api.example.com"),
+            executor: StubExecutor().stubEverything(with: .status(200)),
             plugins: [.tracing(defaulted)])
         _ = try await GET<Void>("/x").request(using: offline) as Data
         let stubSpan = try #require(defaulted.spans.finishedSpans.only)

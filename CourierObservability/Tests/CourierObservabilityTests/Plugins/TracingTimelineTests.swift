@@ -40,9 +40,9 @@ struct TracingTimelineTests {
     @Test("A call its caller cancels does not mark its span as an error")
     func cancelledIsNotAnError() async throws {
         let tracer = W3CTestTracer()
-        let slow = StubExecutor { request in
+        let slow = StubExecutor().stub(where: { _ in true }) { request in
             try await Task.sleep(for: .seconds(30))
-            return APIResponse(statusCode: 200, request: request)
+            return StubResponse(statusCode: 200)
         }
         let configuration = APIConfiguration(
             baseURL: URL(string: "https://api.example.com"), executor: slow, plugins: [.tracing(tracer)])
