@@ -28,7 +28,11 @@ package struct DataForExecutor: APIExecutor {
     }
 }
 
-/// A plugin that does nothing: every hook keeps its default implementation.
+/// A plugin that does nothing but pass the request on.
 package struct NoOpPlugin: APIPlugin {
     package init() {}
+
+    package func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+        try await next(request)
+    }
 }
