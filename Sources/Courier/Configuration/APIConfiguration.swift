@@ -189,7 +189,7 @@ public struct APIConfiguration: Sendable {
         sensitiveNames: Set<HTTPHeaderName> = [],
         encoder: JSONEncoder = APIConfiguration.makeDefaultEncoder(),
         responseDecoder: any ResponseDecoder = .json(APIConfiguration.makeDefaultDecoder()),
-        parameterOptions: ParameterEncodingOptions = .default,
+        parameterOptions: ParameterEncodingOptions = ParameterEncodingOptions(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         executor: any APIExecutor = URLSessionExecutor.shared,
         plugins: [any APIPlugin] = [],

@@ -170,7 +170,4 @@ public struct ParameterEncodingOptions: Hashable, Sendable {
         self.dates = dates
         self.nesting = nesting
     }
-
-    /// The defaults described above.
-    public static let `default` = ParameterEncodingOptions()
 }

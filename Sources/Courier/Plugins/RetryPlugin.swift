@@ -59,8 +59,6 @@ public struct RetryPolicy: Sendable {
         self.honorsRetryAfter = honorsRetryAfter
     }
 
-    /// The default policy described above.
-    public static let `default` = RetryPolicy()
     /// Never retry.
     public static let never = RetryPolicy(maxAttempts: 1)
 
@@ -123,7 +121,7 @@ public struct RetryPlugin: APIPlugin {
     let policy: RetryPolicy
 
     /// Creates the plugin (``APIPlugin/retry(_:)`` is the spelling to use).
-    init(policy: RetryPolicy = .default) {
+    init(policy: RetryPolicy = RetryPolicy()) {
         self.policy = policy
     }
 
@@ -168,8 +166,8 @@ public struct RetryPlugin: APIPlugin {
 }
 
 extension APIPlugin where Self == RetryPlugin {
-    /// Retries with `policy` (default: ``RetryPolicy/default``).
-    public static func retry(_ policy: RetryPolicy = .default) -> RetryPlugin {
+    /// Retries with `policy` (default: `RetryPolicy()`, the policy described on ``RetryPolicy``).
+    public static func retry(_ policy: RetryPolicy = RetryPolicy()) -> RetryPlugin {
         RetryPlugin(policy: policy)
     }
 }

@@ -83,7 +83,7 @@ import Testing
         let configuration = APIConfiguration()
         #expect(configuration.timeout == .seconds(60))
         #expect(configuration.acceptableStatusCodes == .successful)
-        #expect(configuration.parameterOptions == .default)
+        #expect(configuration.parameterOptions == ParameterEncodingOptions())
         #expect(configuration.executor is URLSessionExecutor)
     }
 

@@ -50,7 +50,7 @@ import Testing
     @Test("A call is told as started then ended, once each, with its status and body size; no timeline is recorded")
     func successIsToldOnce() async throws {
         let outcomes = Outcomes()
-        let configuration = configuration([503, 200], observers: [outcomes], plugins: [.retry(.default)])
+        let configuration = configuration([503, 200], observers: [outcomes], plugins: [.retry()])
 
         let response: DecodedResponse<User> = try await Self.user.request(with: 1, using: configuration)
 

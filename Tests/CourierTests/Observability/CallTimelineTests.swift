@@ -178,7 +178,7 @@ import Testing
     func descriptionAsDocumented() async throws {
         let configuration = configuration(
             Self.answering([503, 200], headers: ["Retry-After": "0"]), observers: [Recorder()],
-            plugins: [.retry(.default)])
+            plugins: [.retry()])
 
         let response: DecodedResponse<User> = try await Self.user.request(with: 1, using: configuration)
 

@@ -49,9 +49,9 @@ import Testing
 
     @Test(arguments: [HTTPMethod.get, .head, .put, .delete, .options, "TRACE"])
     func idempotentMethodsAreRetried(method: HTTPMethod) {
-        #expect(RetryPolicy.default.methods.contains(method))
-        #expect(!RetryPolicy.default.methods.contains(.post))
-        #expect(!RetryPolicy.default.methods.contains(.patch))
+        #expect(RetryPolicy().methods.contains(method))
+        #expect(!RetryPolicy().methods.contains(.post))
+        #expect(!RetryPolicy().methods.contains(.patch))
     }
 
     @Test func otherStatusesAreNotRetried() async throws {
@@ -111,11 +111,11 @@ import Testing
     ])
     func retryAfterParsing(value: String, expected: Duration) {
         let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
-        #expect(RetryPolicy.default.delay(retryAfter: value, now: now) == expected)
+        #expect(RetryPolicy().delay(retryAfter: value, now: now) == expected)
     }
 
     @Test func unparsableRetryAfterFallsBackToBackoff() {
-        #expect(RetryPolicy.default.delay(retryAfter: "soon") == nil)
+        #expect(RetryPolicy().delay(retryAfter: "soon") == nil)
     }
 
     @Test func backoffDoublesWithinTheJitterAndIsCapped() {
