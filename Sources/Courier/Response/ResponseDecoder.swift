@@ -1,7 +1,7 @@
 import Foundation
 
-/// Turns a response body into a value. Courier decodes JSON with the configuration's `JSONDecoder`
-/// unless a call passes another decoder.
+/// Turns a response body into a value. A call decodes with its own `decoder:` argument, else its endpoint's
+/// `decoder:`, else ``APIConfiguration/responseDecoder`` (JSON by default).
 ///
 /// ## Implementing
 ///
