@@ -63,7 +63,7 @@ func readmeExample() async throws {
     }
 
     @GET("/health")
-    static var health: APIParameterBuilder<Void>?
+    static var health: APIParameterBuilder<Void>? = nil
 }
 
 // MARK: - Calls
