@@ -67,7 +67,7 @@ public struct APIConfiguration: Sendable {
     /// not speak JSON names its own (`.propertyList`, `XMLResponseDecoder()`).
     public var responseDecoder: any ResponseDecoder {
         get { fields.responseDecoder }
-        set { fields.responseDecoder = newValue }
+        set { fields.responseDecoder = ResponseDecoding.completed(newValue) }
     }
     /// How arrays, booleans, dates and nested values are written into queries and forms.
     public var parameterOptions: ParameterEncodingOptions {
@@ -200,7 +200,7 @@ public struct APIConfiguration: Sendable {
             baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
             headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
             maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
-            encoder: CopyOnWriteCoder(encoder), responseDecoder: responseDecoder,
+            encoder: CopyOnWriteCoder(encoder), responseDecoder: ResponseDecoding.completed(responseDecoder),
             parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
             plugins: plugins, cache: cache, observers: observers)
         fields.sortObservers()

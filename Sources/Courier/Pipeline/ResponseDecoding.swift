@@ -26,21 +26,17 @@ enum ResponseDecoding {
         resolve(from: 0, callDecoder, endpoint, configuration)
     }
 
-    /// The first decoder named at `level` or after (0: the call, 1: the endpoint, 2: the configuration, which
-    /// always names one), with the next one as the base of a key-path decoder that has none. No array of
-    /// candidates: this runs on every call.
+    /// The first decoder named at `level` or after (0: the call, 1: the endpoint), with the next one as the base
+    /// of a key-path decoder that has none; else the configuration's, which is always complete (see
+    /// ``completed(_:)``), so the common call, which names no decoder, casts nothing. No array of candidates: this
+    /// runs on every call.
     private static func resolve(
         from level: Int, _ callDecoder: (any ResponseDecoder)?, _ endpoint: APIEndpoint,
         _ configuration: APIConfiguration
     ) -> any ResponseDecoder {
         var level = level
-        while level < 3 {
-            let candidate: (any ResponseDecoder)? =
-                switch level {
-                case 0: callDecoder
-                case 1: endpoint.decoder
-                default: configuration.responseDecoder
-                }
+        while level < 2 {
+            let candidate = level == 0 ? callDecoder : endpoint.decoder
             level += 1
             guard let chosen = candidate else { continue }
             if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
@@ -49,7 +45,14 @@ enum ResponseDecoding {
             }
             return chosen
         }
-        return JSONResponseDecoder()
+        return configuration.responseDecoder
+    }
+
+    /// `decoder`, or for a key-path decoder without a base (`.at("data")`) the same keys over JSON: what the
+    /// configuration stores, decided once when it is set.
+    static func completed(_ decoder: any ResponseDecoder) -> any ResponseDecoder {
+        guard let keyed = decoder as? KeyPathResponseDecoder, keyed.base == nil else { return decoder }
+        return KeyPathResponseDecoder(keys: keyed.keys, base: JSONResponseDecoder())
     }
 
     static func decode<Output: Decodable>(
