@@ -1,7 +1,7 @@
 // Caching: a ResponseCache on the configuration, and a `.cache` tag per endpoint saying how it reads, writes
 // and expires. The cache sits between the plugins and the executor: the arrows (→ ←) below are the requests
 // that really reach the server, so a cache hit prints none.
-@_spi(ExecutorSupport) import Courier  // for the cache initializer with a clock (below)
+import Courier
 import Foundation
 
 @MainActor
@@ -73,7 +73,7 @@ enum CachingPage {
         let cache = ResponseCache(
             memory: MemoryCacheStorage(costLimit: 1024 * 1024),
             disk: DiskCacheStorage(directory: directory, byteLimit: 10 * 1024 * 1024),
-            now: { clock.now })  // storages and a clock of the page's own: the @_spi(ExecutorSupport) initializer
+            now: { clock.now })  // storages and a clock of the page's own
         let configuration = APIConfiguration.default.with {
             $0.cache = cache
             $0.executor = CountingTransport(base: $0.executor, tally: sent)

@@ -1,7 +1,7 @@
 // `--offline`: a StubExecutor (from CourierTesting) that imitates the httpbin endpoints the pages use, closely
 // enough that every page prints what it would print against the real server. It is also a larger example
 // of stubbing by predicate with dynamic answers.
-@_spi(ExecutorSupport) import Courier
+import Courier
 import CourierTesting
 import Foundation
 

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 // The transfer checks themselves, one method per transfer ``ExecutorConformance/Check``.

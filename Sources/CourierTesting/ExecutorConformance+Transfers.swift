@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 // The transfer checks: file, stream and multipart bodies, streamed responses, downloads, progress, and 307s

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// The executor conformance suite: checks that an ``/Courier/APIExecutor`` keeps Courier's executor contract

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// The parts of a `multipart/form-data` body, read back for assertions (see ``StubExecutor/sentBodies``).

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// An executor that answers from stubs instead of the network and records every request it receives.

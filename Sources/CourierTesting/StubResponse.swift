@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// What a ``StubExecutor`` answers: a status, headers and a body, or an error, optionally after a delay.

@@ -1,5 +1,5 @@
 import Benchmark
-@_spi(ExecutorSupport) import Courier
+import Courier
 import CourierBenchmarkSupport
 import Foundation
 

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-@_spi(ExecutorSupport) import Courier
+import Courier
 import NIOCore
 
 // The path of a call whose body is held in memory (the default delivery). It runs in the caller's task, on

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -171,7 +171,6 @@ public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
     }
 }
 
-@_spi(ExecutorSupport)
 extension AsyncHTTPClientExecutor: CookieSendingExecutor {
     /// The `Cookie` field the executor adds to a request for `url` from its cookie storage, if any: the response
     /// cache keys on it.

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1

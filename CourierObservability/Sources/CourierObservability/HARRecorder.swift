@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 
 /// Keeps the timelines of the calls made with a configuration and writes them as an HTTP Archive (HAR 1.2), the

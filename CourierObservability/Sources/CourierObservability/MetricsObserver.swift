@@ -1,5 +1,5 @@
 import CoreMetrics
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 
 /// Records every call in swift-metrics with the OpenTelemetry HTTP client semantic conventions:
@@ -117,7 +117,7 @@ public struct MetricsObserver: CallObserver {
 }
 
 // Calls tell `.metrics()` their start and end without a timeline: a few thousand instructions, not tens of thousands.
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 extension MetricsObserver: CallOutcomeObserver {
     /// Counts the call as active; returns its series, for ``callEnded(_:outcome:context:)``.
     public func callStarted(_ request: APIRequest) -> (any AnyObject & Sendable)? {

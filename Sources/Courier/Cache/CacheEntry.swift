@@ -6,7 +6,6 @@ import Foundation
 /// out), the body of a method that has one, the policy's extra parts and the request's credentials, so
 /// neither the URL nor a credential appears in clear; the policy's ``CachePolicy/keyPrefix`` stands in
 /// front of it, in clear, so that a group of entries can be cleared together.
-@_spi(ExecutorSupport)
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The policy's prefix, in clear (empty by default).
     public let prefix: String
@@ -29,7 +28,6 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 /// A stored response: what a `CacheStorage` keeps for a `CacheKey`.
 ///
 /// Its description and mirror show the key, status, size and dates, never header values or the body.
-@_spi(ExecutorSupport)
 public struct CacheEntry: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The entry's key.
     public var key: CacheKey

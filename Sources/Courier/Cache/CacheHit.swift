@@ -11,7 +11,7 @@ public struct CacheHit: Sendable, Hashable {
     public var isStale: Bool
 
     /// Creates a description of a hit.
-    @_spi(ExecutorSupport)
+    @_spi(Testing)
     public init(age: TimeInterval, revalidated: Bool = false, isStale: Bool = false) {
         self.age = age
         self.revalidated = revalidated

@@ -17,7 +17,6 @@
 ///     func removeAll(withPrefix prefix: String) { entries = entries.filter { !$0.key.prefix.hasPrefix(prefix) } }
 /// }
 /// ```
-@_spi(ExecutorSupport)
 public protocol CacheStorage: Sendable {
     /// The entry stored for `key`, or `nil`.
     func entry(for key: CacheKey) async -> CacheEntry?

@@ -17,7 +17,6 @@ import Foundation
 ///   another key is a miss, and is removed.
 /// - Safe to use from many tasks at once; several processes may share a directory (each keeps its own
 ///   count of the bytes, so the limit is then approximate).
-@_spi(ExecutorSupport)
 public final class DiskCacheStorage: CacheStorage {
     static let fileExtension = "courier-cache"
     static let temporaryExtension = "courier-tmp"

@@ -1,6 +1,5 @@
 /// Keeps entries in memory, up to a total cost (an estimate of their bytes), evicting the least recently
 /// used first. Safe to use from many tasks at once; an entry larger than the whole limit is not kept.
-@_spi(ExecutorSupport)
 public final class MemoryCacheStorage: CacheStorage {
     private struct State {
         var entries: [CacheKey: CacheEntry] = [:]

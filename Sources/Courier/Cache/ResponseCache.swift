@@ -19,10 +19,8 @@ import Foundation
 /// every entry file in it.
 public final class ResponseCache: Sendable {
     /// The memory level, read first.
-    @_spi(ExecutorSupport)
     public let memory: (any CacheStorage)?
     /// The disk level, read after memory.
-    @_spi(ExecutorSupport)
     public let disk: (any CacheStorage)?
     /// The policy of endpoints without a `.cache` tag.
     public let defaultPolicy: CachePolicy
@@ -60,7 +58,6 @@ public final class ResponseCache: Sendable {
     ///   - disk: The disk level, `nil` for none.
     ///   - defaultPolicy: The policy of endpoints without a `.cache` tag; network only by default.
     ///   - now: The clock; the system's by default.
-    @_spi(ExecutorSupport)
     public init(
         memory: (any CacheStorage)?,
         disk: (any CacheStorage)?,
@@ -99,7 +96,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// The key of `request` under its policy; `nil` when it cannot be cached (a body that is not in memory).
-    @_spi(ExecutorSupport)
+    @_spi(Testing)
     public func key(for request: APIRequest) -> CacheKey? {
         HTTPCaching.key(for: request, policy: policy(for: request))?.key
     }

@@ -56,7 +56,6 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The decision for `hop`: the policy's own rules first, then its `decide` closure.
-    @_spi(ExecutorSupport)
     public func decision(for hop: RedirectHop) -> RedirectDecision {
         guard followsRedirects else { return .stop }
         if hop.number > maxRedirects { return .fail(.tooManyRedirects) }
@@ -79,7 +78,6 @@ public struct RedirectHop: Sendable {
     public let number: Int
 
     /// Creates a hop; executors create these.
-    @_spi(ExecutorSupport)
     public init(statusCode: Int, headers: HTTPHeaders, from: URL, to: URL, number: Int) {
         self.statusCode = statusCode
         self.headers = headers

@@ -51,9 +51,9 @@
 /// }
 /// ```
 ///
-/// An executor that carries out transfers itself reads the request's delivery and feeds streams through the
-/// executor-author interface (`@_spi(ExecutorSupport) import Courier`; see <doc:WritingAnExecutor>), which is
-/// not part of the stable API.
+/// An executor that carries out transfers itself reads ``APIRequest/responseDelivery`` and the
+/// ``RequestBody``, feeds a ``ResponseStream`` through its ``ResponseStream/Continuation`` and reports to
+/// ``APIRequest/progress`` (see "Transfers beyond memory" in <doc:WritingAnExecutor>).
 public protocol APIExecutor: Sendable {
     /// Sends `request` and returns the response, whatever its status code.
     func execute(_ request: APIRequest) async throws -> APIResponse

@@ -22,8 +22,10 @@ import Foundation
 /// the storage's accept policy) and sent as it sends them (`cookies(for:)`, then
 /// `HTTPCookie.requestHeaderFields(with:)`).
 ///
-/// For executor implementations (`@_spi(ExecutorSupport) import Courier`); not part of Courier's public API.
-@_spi(ExecutorSupport)
+/// Plumbing shared by this repository's executors (`@_spi(CourierInternals)`, see `Sources/Courier/SPI.swift`); not part of
+/// Courier's public API. An executor of your own keeps cookies its own way and says so through
+/// ``CookieSendingExecutor``.
+@_spi(CourierInternals)
 public final class CookieJar: Sendable {
     /// The storage, behind the project's lock box: not every platform's SDK declares `HTTPCookieStorage`
     /// `Sendable`, and the lock costs nothing beside parsing a `Set-Cookie` field.
@@ -136,8 +138,18 @@ public final class CookieJar: Sendable {
 /// not see that `Cookie` field: it asks for it, so that a response to a request with a session cookie is keyed on
 /// the cookie and kept off the disk like any other credentialed response.
 ///
-/// For executor implementations (`@_spi(ExecutorSupport) import Courier`); not part of Courier's public API.
-@_spi(ExecutorSupport)
+/// ## Implementing
+///
+/// An executor whose client keeps cookies answers with the field that client would send:
+///
+/// ```swift
+/// extension CookieClientExecutor: CookieSendingExecutor {
+///     func cookieField(for url: URL) -> String? {
+///         let cookies = client.cookieStorage.cookies(for: url) ?? []
+///         return cookies.isEmpty ? nil : HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+///     }
+/// }
+/// ```
 public protocol CookieSendingExecutor: APIExecutor {
     /// The `Cookie` field the executor adds to a request for `url` from its storage, if any.
     func cookieField(for url: URL) -> String?

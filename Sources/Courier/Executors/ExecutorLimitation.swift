@@ -2,7 +2,6 @@ import Foundation
 
 /// Why a request could not be sent: its executor does not declare a feature the request needs. The
 /// ``APIError/underlyingError`` of an ``APIError/TransportProblem/unsupportedByExecutor`` error.
-@_spi(ExecutorSupport)
 public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvertible {
     /// The executor's type name.
     public let executor: String

@@ -5,7 +5,6 @@ import Foundation
 /// The call forms set it (`$endpoint.download(with:to:)`, `$endpoint.stream(with:)`); executors read it from
 /// `APIRequest.responseDelivery`. Only bodies of `2xx` responses go to a file or a stream: any other status
 /// is read into memory (bounded by ``APIRequest/maxResponseBytes``), so its error carries the body.
-@_spi(ExecutorSupport)
 public struct ResponseDelivery: Sendable {
     enum Kind: Sendable, Hashable {
         case memory

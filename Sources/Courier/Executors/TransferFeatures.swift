@@ -36,7 +36,6 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
 
 extension APIRequest {
     /// The transfer features this request needs from its executor.
-    @_spi(ExecutorSupport)
     public var requiredTransferFeatures: TransferFeatures {
         var features: TransferFeatures = []
         switch responseDelivery.kind {

@@ -37,7 +37,6 @@ public final class TransferProgress: AsyncSequence, Sendable {
         public var isFinished = false
 
         /// Creates a snapshot.
-        @_spi(ExecutorSupport)
         public init(
             sent: Int64 = 0, expectedToSend: Int64? = nil, received: Int64 = 0, expectedToReceive: Int64? = nil,
             isFinished: Bool = false
@@ -79,7 +78,6 @@ public final class TransferProgress: AsyncSequence, Sendable {
     public var current: Snapshot { state.withLock { $0.snapshot } }
 
     /// Reports that `total` request body bytes have been sent so far, of `expected` when known.
-    @_spi(ExecutorSupport)
     public func reportSent(_ total: Int64, expected: Int64?) {
         update {
             $0.sent = total
@@ -88,7 +86,6 @@ public final class TransferProgress: AsyncSequence, Sendable {
     }
 
     /// Reports that `total` response body bytes have been received so far, of `expected` when known.
-    @_spi(ExecutorSupport)
     public func reportReceived(_ total: Int64, expected: Int64?) {
         update {
             $0.received = total
@@ -97,7 +94,6 @@ public final class TransferProgress: AsyncSequence, Sendable {
     }
 
     /// Ends the sequence for every reader with the final figures; later reports are ignored.
-    @_spi(ExecutorSupport)
     public func finish() {
         let readers = state.withLock { state -> [AsyncStream<Snapshot>.Continuation] in
             guard !state.snapshot.isFinished else { return [] }

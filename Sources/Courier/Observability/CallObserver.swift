@@ -26,7 +26,7 @@ public protocol CallObserver: Sendable {
 /// event, no copy of its request), so observing it costs a few thousand instructions where a timeline costs tens of
 /// thousands. Register it in ``APIConfiguration/observers`` like any observer; ``CallObserver/observe(_:in:)`` is
 /// then never called by the pipeline (it stays for a caller that replays a timeline).
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 public protocol CallOutcomeObserver: CallObserver {
     /// A call with `request` (as its call form built it, before the plugins) starts; what this returns (the
     /// observer's state for the call, looked up once) is handed back to ``callEnded(_:outcome:context:)``.
@@ -37,7 +37,7 @@ public protocol CallOutcomeObserver: CallObserver {
 }
 
 /// How a call ended, for a ``CallOutcomeObserver``.
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 public struct CallOutcome: Sendable {
     /// From the start of building the request to the end of the call (decoding included; a stream's call ends
     /// when its stream opens).

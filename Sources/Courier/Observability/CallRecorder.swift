@@ -163,7 +163,7 @@ extension CallRecorder {
     }
 }
 
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 extension APIRequest {
     /// Whether this request's call records a timeline: test it before working out an event's details.
     public var recordsTimeline: Bool { recorder?.recordsEvents ?? false }

@@ -6,7 +6,7 @@ import Foundation
 /// Bodies are text when they are UTF-8 text, base64 otherwise (`encoding: "base64"`; `_encoding` for a request
 /// body, which HAR has no field for). Each entry carries the endpoint it was built from as `_endpoint`. Whoever
 /// fills a HAR masks its secrets first (`SensitiveData.Recording`).
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 public struct HAR: Codable, Sendable {
     /// The archive.
     public var log: Log
@@ -247,7 +247,7 @@ public struct HAR: Codable, Sendable {
     }
 }
 
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 extension HAR {
     /// An archive read from `data`.
     public static func decoded(from data: Data) throws -> HAR {

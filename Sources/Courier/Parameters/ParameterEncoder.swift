@@ -2,9 +2,8 @@ import Foundation
 
 /// Writes an endpoint's parameters into a request: into the query string or as a body of some format.
 ///
-/// A hook outside the stable API (`@_spi(ExecutorSupport) import Courier`): the one way to send a format of
-/// your own is a builder that returns the body (`.body(data, contentType:)` or `Data`); an encoder is for a
-/// format many endpoints share.
+/// For one endpoint, a builder that returns the body (`.body(data, contentType:)` or `Data`) is enough; an
+/// encoder is for a format many endpoints share (see "Formats of your own" in <doc:Transfers>).
 ///
 /// Courier's own encodings are instances: `QueryParameterEncoder`, `JSONParameterEncoder`,
 /// `FormParameterEncoder` and `MultipartParameterEncoder`. Add a format (XML, protobuf, MessagePack) by
@@ -47,7 +46,6 @@ import Foundation
 /// ```
 ///
 /// An encoder is `Hashable` so that encodings compare; a struct with hashable stored properties gets it for free.
-@_spi(ExecutorSupport)
 public protocol ParameterEncoder: Sendable, Hashable {
     /// Whether the encoder writes a body; `false` for the query string. Endpoints whose method cannot carry a
     /// body (`GET`, `HEAD`, `TRACE`, `CONNECT`) refuse encoders that write one. The default is `true`.
@@ -57,14 +55,12 @@ public protocol ParameterEncoder: Sendable, Hashable {
     func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters
 }
 
-@_spi(ExecutorSupport)
 extension ParameterEncoder {
     /// `true`: encoders write a body unless they say otherwise.
     public var writesBody: Bool { true }
 }
 
 /// What a `ParameterEncoder` may need besides the parameters.
-@_spi(ExecutorSupport)
 public struct ParameterEncodingContext: Sendable {
     /// The endpoint being called.
     public let endpoint: APIEndpoint
@@ -83,7 +79,6 @@ public struct ParameterEncodingContext: Sendable {
 }
 
 /// What a `ParameterEncoder` produced: a query string to append, or a body and its content type.
-@_spi(ExecutorSupport)
 public struct EncodedParameters: Sendable {
     /// Percent-encoded `name=value` pairs joined with `&`, appended to the URL's query; `nil` for none.
     public var query: String?
@@ -110,7 +105,6 @@ public struct EncodedParameters: Sendable {
 
 /// The parameters left for a `ParameterEncoder`: a builder's named values, list or model, minus the names
 /// that filled the path or go to the query string.
-@_spi(ExecutorSupport)
 public struct EncodableParameters: Sendable {
     enum Content: Sendable {
         case named([(String, Parameters.Value)])

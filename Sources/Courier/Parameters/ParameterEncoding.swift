@@ -20,7 +20,6 @@ import Foundation
 /// A format of your own: return the body from the builder (`.body(.data(xml), contentType: "application/xml")`).
 public struct ParameterEncoding: Hashable, Sendable {
     /// Writes the parameters that no path placeholder and no query name took.
-    @_spi(ExecutorSupport)
     public let encoder: any ParameterEncoder
     /// How arrays, booleans, dates and nested values are written; `nil` uses the configuration's
     /// ``APIConfiguration/parameterOptions``.
@@ -30,7 +29,6 @@ public struct ParameterEncoding: Hashable, Sendable {
     public var queryNames: [String]
 
     /// Creates an encoding from an encoder and optional value options.
-    @_spi(ExecutorSupport)
     public init(_ encoder: some ParameterEncoder, options: ParameterEncodingOptions? = nil, queryNames: [String] = []) {
         self.encoder = encoder
         self.options = options

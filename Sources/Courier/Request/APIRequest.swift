@@ -33,7 +33,6 @@ public struct APIRequest: Sendable {
     public var sensitiveNames: Set<HTTPHeaderName>
     /// How the executor hands over the response body: in memory (the default), to a file, or as a stream.
     /// The call forms set it; see `ResponseDelivery`.
-    @_spi(ExecutorSupport)
     public var responseDelivery: ResponseDelivery = .memory
     /// Where the executor reports bytes sent and received while the call runs; `nil` for none.
     public var progress: TransferProgress? {

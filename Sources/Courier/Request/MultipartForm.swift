@@ -11,7 +11,6 @@ import Foundation
 /// random bits). Names and filenames are sent as UTF-8 quoted strings with `"` and `\` escaped by a
 /// backslash and CR, LF and NUL percent-encoded, so no name can break out of its header. Its size (and so
 /// `Content-Length`) is known when every part's size is.
-@_spi(ExecutorSupport)
 public struct MultipartForm: Sendable, Hashable {
     /// The boundary between parts.
     public private(set) var boundary: String
@@ -35,7 +34,6 @@ public struct MultipartForm: Sendable, Hashable {
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// The size of the whole body in bytes, when every part's size is known.
-    @_spi(ExecutorSupport)
     public var count: Int? {
         var total = 0
         for segment in segments {
@@ -86,7 +84,6 @@ public struct MultipartForm: Sendable, Hashable {
 }
 
 /// One part of a ``MultipartForm``: a name, optional filename and content type, and its content.
-@_spi(ExecutorSupport)
 public struct MultipartPart: Sendable, Hashable {
     /// The field name, sent in `Content-Disposition`.
     public var name: String

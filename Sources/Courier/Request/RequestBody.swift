@@ -33,7 +33,6 @@ public struct RequestBody: Sendable, Hashable {
     let storage: Storage
 
     /// The largest chunk ``chunks()`` yields and executors read at once: 64 KiB.
-    @_spi(ExecutorSupport)
     public static let chunkSize = 65_536
 
     /// No body.
@@ -64,7 +63,6 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// A `multipart/form-data` body, streamed part by part.
-    @_spi(ExecutorSupport)
     public static func multipart(_ form: MultipartForm) -> RequestBody {
         RequestBody(storage: .multipart(form))
     }
@@ -78,21 +76,18 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// The file of a file body.
-    @_spi(ExecutorSupport)
     public var fileURL: URL? {
         if case .file(let url, _) = storage { return url }
         return nil
     }
 
     /// The form of a multipart body.
-    @_spi(ExecutorSupport)
     public var multipartForm: MultipartForm? {
         if case .multipart(let form) = storage { return form }
         return nil
     }
 
     /// Whether the body is a one-shot stream (see ``stream(_:count:)``).
-    @_spi(ExecutorSupport)
     public var isStream: Bool {
         if case .stream = storage { return true }
         return false
@@ -111,7 +106,6 @@ public struct RequestBody: Sendable, Hashable {
 
     /// The size in bytes, when known: always for data and readable files, for a stream when it was given,
     /// for a multipart form when every part's size is known.
-    @_spi(ExecutorSupport)
     public var count: Int? {
         switch storage {
         case .empty: 0
@@ -123,7 +117,6 @@ public struct RequestBody: Sendable, Hashable {
     }
 
     /// Whether the body is held in memory whole (no body, or ``data(_:)``): every executor can send it.
-    @_spi(ExecutorSupport)
     public var isInMemory: Bool {
         switch storage {
         case .empty, .data: true
@@ -133,7 +126,6 @@ public struct RequestBody: Sendable, Hashable {
 
     /// Whether the body can be sent again from the start: everything but a stream, or a form holding one.
     /// Retries and redirects that repeat the body need it.
-    @_spi(ExecutorSupport)
     public var isReplayable: Bool {
         switch storage {
         case .empty, .data, .file: true
@@ -145,7 +137,6 @@ public struct RequestBody: Sendable, Hashable {
     /// The body's bytes, in chunks of at most ``chunkSize`` bytes, read while the sequence is iterated: a file
     /// from disk, a form part by part. Iterate it once per send; each call starts from the beginning (a
     /// stream can be read by one call only: the next fails with ``APIError/RequestProblem/unreadableBody``).
-    @_spi(ExecutorSupport)
     public func chunks() -> RequestBodyChunks {
         RequestBodyChunks(body: self)
     }

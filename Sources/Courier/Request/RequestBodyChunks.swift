@@ -12,7 +12,6 @@ import Foundation
 /// Reading fails with ``APIError/RequestProblem/unreadableBody`` (as an ``APIError`` without an endpoint context
 /// beyond the body) when a file cannot be opened or no longer has the size it had when the body was made, or when
 /// a stream was already read; a stream's own error is passed on.
-@_spi(ExecutorSupport)
 public struct RequestBodyChunks: AsyncSequence, Sendable {
     /// A chunk of bytes.
     public typealias Element = Data

@@ -19,13 +19,11 @@ public struct ResponseBody: Sendable, Hashable {
     }
 
     /// A body written to the file at `url`.
-    @_spi(ExecutorSupport)
     public static func file(_ url: URL) -> ResponseBody {
         ResponseBody(storage: .file(url))
     }
 
     /// A body handed over as it arrives.
-    @_spi(ExecutorSupport)
     public static func stream(_ stream: ResponseStream) -> ResponseBody {
         ResponseBody(storage: .stream(stream))
     }

@@ -32,7 +32,6 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     public typealias Element = Data
 
     /// How many unread bytes a stream holds before it asks its producer to pause.
-    @_spi(ExecutorSupport)
     public static let windowBytes = 1 << 20
 
     let handle: Handle
@@ -46,7 +45,6 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     ///   - request: The request; errors name its endpoint and `ResponseDelivery.idleTimeout` applies.
     ///   - onCancel: Called once when the reader stops before the end (or drops the stream): cancel the
     ///     transfer.
-    @_spi(ExecutorSupport)
     public static func makeStream(
         for request: APIRequest, onCancel: @escaping @Sendable () -> Void
     ) -> (stream: ResponseStream, continuation: Continuation) {
@@ -55,7 +53,6 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     }
 
     /// A stream that reads `chunks` (for stubs and tests); stopping early cancels the task that reads them.
-    @_spi(ExecutorSupport)
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, for request: APIRequest)
     where Chunks.Element == Data {
         let reader = LockedBox<Task<Void, Never>?>(nil)
@@ -102,7 +99,6 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
     }
 
     /// What an executor feeds a ``ResponseStream`` through.
-    @_spi(ExecutorSupport)
     public struct Continuation: Sendable {
         let buffer: ChunkBuffer
 

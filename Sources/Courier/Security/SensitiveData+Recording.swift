@@ -1,6 +1,6 @@
 import Foundation
 
-@_spi(ExecutorSupport)
+@_spi(CourierInternals)
 extension SensitiveData {
     /// Masks the secrets of one exchange before it is written down: what a recorder (CourierTesting's
     /// `Cassette`) stores instead of the request and response as they went over the wire.

@@ -34,7 +34,6 @@ import Foundation
 /// (`/invites/***/accept`).
 ///
 /// Where a value is redacted it is printed as ``mask`` (`***`).
-@_spi(ExecutorSupport)
 public enum SensitiveData {
     /// What a redacted value is printed as: `***`.
     public static let mask = "***"

@@ -288,7 +288,6 @@ extension HTTPHeaders {
     }
 #endif
 
-@_spi(ExecutorSupport)
 extension URLSessionExecutor: CookieSendingExecutor {
     /// The `Cookie` field the executor adds to a request for `url` from its cookie storage, if any: a credential
     /// the cache keys on (the cache sits before the executor and does not see the field otherwise).

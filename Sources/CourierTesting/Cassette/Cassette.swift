@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// Records real traffic to a file once and replays it offline: an executor that wraps another one (URLSession,

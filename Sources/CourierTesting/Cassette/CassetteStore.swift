@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 
 /// The state a cassette and its copies share: the interactions read from the file, which of them were replayed,

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 
 // A cassette file is HAR 1.2, written and read by Courier's `HAR` (shared with CourierObservability's export), with

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(ExecutorSupport) @testable import Courier
+@testable import Courier
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(ExecutorSupport) @testable import Courier
+@testable import Courier
 
 #if canImport(Glibc)
     import Glibc
@@ -268,7 +268,7 @@ extension CacheEntry {
 }
 
 /// The "Implementing" example of `CacheStorage`'s documentation, plugged into a cache.
-actor DictionaryStorage: CacheStorage {
+actor CountedDictionaryStorage: CacheStorage {
     private var entries: [CacheKey: CacheEntry] = [:]
 
     func entry(for key: CacheKey) -> CacheEntry? { entries[key] }
@@ -282,7 +282,7 @@ actor DictionaryStorage: CacheStorage {
 
 @Suite struct CustomCacheStorageTests {
     @Test func anotherStoragePlugsIn() async throws {
-        let storage = DictionaryStorage()
+        let storage = CountedDictionaryStorage()
         let server = NumberingServer()
         let cache = ResponseCache(
             memory: storage, disk: nil, defaultPolicy: .cacheElseNetwork().with { $0.write = .memory })

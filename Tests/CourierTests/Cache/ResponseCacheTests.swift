@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+@_spi(Testing) import Courier
 import Foundation
 import Testing
 

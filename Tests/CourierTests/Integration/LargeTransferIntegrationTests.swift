@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(ExecutorSupport) @testable import Courier
+@testable import Courier
 
 /// A large download from a real nginx (`scripts/servers.sh`, in `COURIER_HEAVY=1 scripts/test` only; 1 GiB by default, `COURIER_BIG_DOWNLOAD_BYTES`):
 /// the bytes are checked by SHA-256, and a child process (`CourierProbe`) shows memory stays bounded.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(ExecutorSupport) @testable import Courier
+@testable import Courier
 
 /// Downloads against the fault server's misbehaving routes (`Sources/CourierTesting/Resources/faultserver.py`):
 /// `/ranged` (an ETag, `304` to `If-None-Match`, `206` to `Range`, a clean close mid-body on the first request under

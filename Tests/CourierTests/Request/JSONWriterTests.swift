@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(ExecutorSupport) @testable import Courier
+@testable import Courier
 
 /// The dictionary-literal JSON shortcut (``JSONWriter``) against the configured `JSONEncoder` it stands in for:
 /// the same bytes whenever it writes a body, and the encoder's own outcome whenever it declines.

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation

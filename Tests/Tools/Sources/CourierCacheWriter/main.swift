@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 // Writes cache entries into a directory in an endless loop, for the crash test in

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// A generated parameter value. It encodes itself through whatever encoder Courier hands it (the

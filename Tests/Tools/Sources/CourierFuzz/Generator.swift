@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) @_spi(Testing) import Courier
+@_spi(Testing) import Courier
 import Foundation
 
 /// A piece of a path segment in a generated template.

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) @_spi(Testing) import Courier
+@_spi(Testing) import Courier
 import Foundation
 
 /// What a case must do, worked out from the generated input alone, and an independent decoder that checks

@@ -1,4 +1,4 @@
-@_spi(ExecutorSupport) import Courier
+import Courier
 import Foundation
 
 /// A query or form value the request must carry: one scalar, or the elements of a comma-separated list.

@@ -6,7 +6,7 @@
 // Every failure must be an `APIError` naming the endpoint, and must be expected (the oracle says why);
 // every success must decode back, with the fuzzer's own decoders, to the values it was given. Prints the
 // seed first and `cases=… ok=… rejected=… failures=…` last; exits with 1 on any failure.
-@_spi(ExecutorSupport) @_spi(Testing) import Courier
+@_spi(Testing) import Courier
 import Foundation
 
 #if canImport(Glibc)
