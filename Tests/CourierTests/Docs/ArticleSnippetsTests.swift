@@ -38,18 +38,8 @@ import Testing
         let blocks = ReadmeTests.swiftBlocks(in: Self.section(heading, in: markdown))
         #expect(!blocks.isEmpty, "\(article): no Swift block under \(heading)")
         let compiled = try String(contentsOf: Self.snippets, encoding: .utf8)
-            .split(separator: "\n")
-            .map { ReadmeTests.normalized($0.trimmingCharacters(in: .whitespaces)) }
-            .filter { !$0.isEmpty }
-        for (index, block) in blocks.enumerated() {
-            var position = compiled.startIndex
-            for line in block {
-                guard let found = compiled[position...].firstIndex(of: line) else {
-                    Issue.record("\(article), \(heading), block \(index + 1): not in ArticleSnippets.swift: \(line)")
-                    break
-                }
-                position = compiled.index(after: found)
-            }
+        for missing in ReadmeTests.missingLines(of: blocks, in: compiled) {
+            Issue.record("\(article), \(heading), \(missing): not found in ArticleSnippets.swift (in order)")
         }
     }
 

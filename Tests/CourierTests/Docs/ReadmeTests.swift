@@ -35,6 +35,26 @@ import Testing
         return code.isEmpty ? comment : code + " " + comment
     }
 
+    /// The first line of each block that `compiled` (a Swift file's text) does not hold, in order, as
+    /// "block N: line".
+    static func missingLines(of blocks: [[String]], in compiled: String) -> [String] {
+        let lines = compiled.split(separator: "\n")
+            .map { normalized($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { !$0.isEmpty }
+        var missing: [String] = []
+        for (index, block) in blocks.enumerated() {
+            var position = lines.startIndex
+            for line in block {
+                guard let found = lines[position...].firstIndex(of: line) else {
+                    missing.append("block \(index + 1): \(line)")
+                    break
+                }
+                position = lines.index(after: found)
+            }
+        }
+        return missing
+    }
+
     @Test func theReadmeHasSwiftBlocks() throws {
         let blocks = Self.swiftBlocks(in: try String(contentsOf: Self.readme, encoding: .utf8))
         #expect(blocks.count >= 6)
@@ -43,19 +63,8 @@ import Testing
     @Test func everySwiftBlockIsCompiledBySnippets() throws {
         let blocks = Self.swiftBlocks(in: try String(contentsOf: Self.readme, encoding: .utf8))
         let compiled = try String(contentsOf: Self.snippets, encoding: .utf8)
-            .split(separator: "\n")
-            .map { Self.normalized($0.trimmingCharacters(in: .whitespaces)) }
-            .filter { !$0.isEmpty }
-        for (index, block) in blocks.enumerated() {
-            var position = compiled.startIndex
-            for line in block {
-                guard let found = compiled[position...].firstIndex(of: line) else {
-                    Issue.record(
-                        "README block \(index + 1): line not found in ReadmeSnippets.swift (in order): \(line)")
-                    break
-                }
-                position = compiled.index(after: found)
-            }
+        for missing in Self.missingLines(of: blocks, in: compiled) {
+            Issue.record("README \(missing): not found in ReadmeSnippets.swift (in order)")
         }
     }
 
