@@ -22,8 +22,8 @@ import Foundation
 /// the storage's accept policy) and sent as it sends them (`cookies(for:)`, then
 /// `HTTPCookie.requestHeaderFields(with:)`).
 ///
-/// Plumbing shared by this repository's executors (`@_spi(CourierInternals)`, see `Sources/Courier/SPI.swift`); not part of
-/// Courier's public API. An executor of your own keeps cookies its own way and says so through
+/// Plumbing shared by this repository's executors (`@_spi(CourierInternals)`, see `Sources/Courier/SPI.swift`);
+/// not part of Courier's public API. An executor of your own keeps cookies its own way and says so through
 /// ``CookieSendingExecutor``.
 @_spi(CourierInternals)
 public final class CookieJar: Sendable {

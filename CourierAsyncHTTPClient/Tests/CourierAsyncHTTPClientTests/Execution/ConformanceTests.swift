@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-@_spi(ExecutorSupport) import Courier
+@_spi(CourierInternals) import Courier
 import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
