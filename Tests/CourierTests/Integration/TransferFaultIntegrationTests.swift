@@ -288,17 +288,19 @@ struct TransferFaultIntegrationTests {
 
     @Test("A download dripping past its deadline: .timedOut with the deadline, complete with an idle timeout")
     func dripPastDeadline() async throws {
-        // 12 bytes, one every 0.25 s: about 3 s in all, twice the 1.5 s timeout.
-        let configuration = try FaultServer.configuration(timeout: .milliseconds(1500))
+        // 12 bytes, one every 0.5 s: about 6 s in all, twice the 3 s timeout. The idle timeout (4 s) is eight times
+        // the gap between bytes, and the timeout that bounds the head's wait is 3 s: a CI run under the load of
+        // parallel suites once stalled the 1.5 s head wait of an earlier version of this test.
+        let configuration = try FaultServer.configuration(timeout: .seconds(3))
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("drip.txt")
-        let drip = GET<Void>("/slow-body?bytes=12&interval=0.25")
+        let drip = GET<Void>("/slow-body?bytes=12&interval=0.5")
 
         let deadline = await #expect(throws: APIError.self) {
             try await drip.download(to: destination, using: configuration)
         }
-        let response = try await drip.download(to: destination, idleTimeout: .seconds(2), using: configuration)
+        let response = try await drip.download(to: destination, idleTimeout: .seconds(4), using: configuration)
 
         #expect(deadline?.reason == .transport(.timedOut), "got \(String(describing: deadline))")
         #expect(response.statusCode == 200)
