@@ -288,19 +288,19 @@ struct TransferFaultIntegrationTests {
 
     @Test("A download dripping past its deadline: .timedOut with the deadline, complete with an idle timeout")
     func dripPastDeadline() async throws {
-        // 12 bytes, one every 0.5 s: about 6 s in all, twice the 3 s timeout. The idle timeout (4 s) is eight times
-        // the gap between bytes, and the timeout that bounds the head's wait is 3 s: a CI run under the load of
-        // parallel suites once stalled the 1.5 s head wait of an earlier version of this test.
-        let configuration = try FaultServer.configuration(timeout: .seconds(3))
+        // 12 bytes, one a second: about 12 s in all, more than twice the 5 s timeout. On Linux, FoundationNetworking's
+        // own timer (the request's timeout, reset by every byte) also runs while the idle timeout (8 s) does: the
+        // parallel suites of a CI run starved the delivery of bytes for over 3 s when the timeout was 3 s.
+        let configuration = try FaultServer.configuration(timeout: .seconds(5))
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("drip.txt")
-        let drip = GET<Void>("/slow-body?bytes=12&interval=0.5")
+        let drip = GET<Void>("/slow-body?bytes=12&interval=1")
 
         let deadline = await #expect(throws: APIError.self) {
             try await drip.download(to: destination, using: configuration)
         }
-        let response = try await drip.download(to: destination, idleTimeout: .seconds(4), using: configuration)
+        let response = try await drip.download(to: destination, idleTimeout: .seconds(8), using: configuration)
 
         #expect(deadline?.reason == .transport(.timedOut), "got \(String(describing: deadline))")
         #expect(response.statusCode == 200)
