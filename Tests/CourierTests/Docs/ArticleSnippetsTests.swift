@@ -3,12 +3,65 @@ import CourierTesting
 import Foundation
 import Testing
 
-/// Keeps the articles' extension-point sections honest: each ```swift block of the sections below must appear in
-/// ArticleSnippets.swift (compiled, without `@_spi`), line by line and in order; and the examples work.
+/// Runs the articles' extension-point examples: each ```swift block of the sections below must appear in
+/// ArticleSnippets.swift (without `@_spi`), line by line and in order, and the examples there work.
+/// (scripts/check-doc-snippets compiles every block of every article as written; this runs some.)
 @Suite struct ArticleSnippetsTests {
-    static let catalog = ReadmeTests.here.appendingPathComponent("../../../Sources/Courier/Courier.docc")
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let catalog = here.appendingPathComponent("../../../Sources/Courier/Courier.docc")
         .standardizedFileURL
-    static let snippets = ReadmeTests.here.appendingPathComponent("ArticleSnippets.swift")
+    static let snippets = here.appendingPathComponent("ArticleSnippets.swift")
+
+    /// The ```swift blocks of `markdown`, each as its trimmed, non-empty lines.
+    static func swiftBlocks(in markdown: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" {
+                current = []
+            } else if current != nil, trimmed == "```" {
+                blocks.append(current ?? [])
+                current = nil
+            } else if current != nil, !trimmed.isEmpty {
+                current?.append(normalized(trimmed))
+            }
+        }
+        return blocks
+    }
+
+    /// Trailing comments are compared without the spaces before them (swift format changes those).
+    static func normalized(_ line: String) -> String {
+        guard let range = line.range(of: "  //") ?? line.range(of: " //") else { return line }
+        let code = line[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+        let comment = line[range.lowerBound...].trimmingCharacters(in: .whitespaces)
+        return code.isEmpty ? comment : code + " " + comment
+    }
+
+    /// The first line of each block that `compiled` (a Swift file's text) does not hold, in order, as
+    /// "block N: line".
+    static func missingLines(of blocks: [[String]], in compiled: String) -> [String] {
+        let lines = compiled.split(separator: "\n")
+            .map { normalized($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { !$0.isEmpty }
+        var missing: [String] = []
+        for (index, block) in blocks.enumerated() {
+            var position = lines.startIndex
+            for line in block {
+                guard let found = lines[position...].firstIndex(of: line) else {
+                    missing.append("block \(index + 1): \(line)")
+                    break
+                }
+                position = lines.index(after: found)
+            }
+        }
+        return missing
+    }
+
+    @Test func theCheckNoticesADifference() {
+        let blocks = Self.swiftBlocks(in: "text\n```swift\nlet a = 1  // one\n\nlet b = 2\n```\n```sh\nls\n```\n")
+        #expect(blocks == [["let a = 1 // one", "let b = 2"]])
+    }
 
     /// The extension points (article, section): a body format, cache storage and its clock, an executor.
     static let sections = [
@@ -35,10 +88,10 @@ import Testing
     @Test(arguments: sections)
     func everyBlockIsCompiled(article: String, heading: String) throws {
         let markdown = try String(contentsOf: Self.catalog.appendingPathComponent(article), encoding: .utf8)
-        let blocks = ReadmeTests.swiftBlocks(in: Self.section(heading, in: markdown))
+        let blocks = Self.swiftBlocks(in: Self.section(heading, in: markdown))
         #expect(!blocks.isEmpty, "\(article): no Swift block under \(heading)")
         let compiled = try String(contentsOf: Self.snippets, encoding: .utf8)
-        for missing in ReadmeTests.missingLines(of: blocks, in: compiled) {
+        for missing in Self.missingLines(of: blocks, in: compiled) {
             Issue.record("\(article), \(heading), \(missing): not found in ArticleSnippets.swift (in order)")
         }
     }
