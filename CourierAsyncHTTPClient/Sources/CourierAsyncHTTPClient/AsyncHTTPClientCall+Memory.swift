@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(CourierInternals) import Courier
 import NIOCore
 
 // The path of a call whose body is held in memory (the default delivery). It runs in the caller's task, on

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+@_spi(CourierInternals) import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

@@ -14,18 +14,12 @@ import NIOHTTP1
 /// request. A download with an idle timeout has an ``IdleTimer`` instead: the deadline until the head, then
 /// the idle timeout from the last bytes received.
 final class AsyncHTTPClientCall: Sendable {
-    /// Why the call stopped before its work ended.
-    enum Stop: Sendable {
-        case cancelled
-        case timedOut
-    }
-
     let request: APIRequest
     let client: HTTPClient
     /// Where the cookies of every hop's response go and each hop's `Cookie` field comes from; `nil` for none.
     let cookies: CookieJar?
     /// Why the call stopped, once it did.
-    let stopped = NIOLockedValueBox<Stop?>(nil)
+    let stopped = NIOLockedValueBox<ExecutorStop?>(nil)
 
     init(request: APIRequest, client: HTTPClient, cookies: CookieJar? = nil) {
         self.request = request
@@ -71,7 +65,7 @@ final class AsyncHTTPClientCall: Sendable {
     }
 
     /// Records why the call stopped (the first reason wins) and cancels its work.
-    func stop<Result>(_ reason: Stop, _ work: Task<Result, any Error>) {
+    func stop<Result>(_ reason: ExecutorStop, _ work: Task<Result, any Error>) {
         stopped.withLockedValue { stopped in
             if stopped == nil { stopped = reason }
         }
@@ -139,9 +133,7 @@ final class AsyncHTTPClientCall: Sendable {
                 await discard(response.body, bodyDeadline: bodyDeadline)
                 let redirectResponse = APIResponse(
                     statusCode: statusCode, headers: headers, url: hop.url, request: request)
-                throw APIError(
-                    .transport(.redirectRefused(refusal)), endpoint: request.endpoint, request: request,
-                    response: redirectResponse)
+                throw error(for: .redirectRefused(refusal, response: redirectResponse))
             }
         }
     }
@@ -272,7 +264,7 @@ final class AsyncHTTPClientCall: Sendable {
     // MARK: - Errors
 
     @Sendable func tooLarge() -> APIError {
-        APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
+        error(for: .responseTooLarge)
     }
 
     /// The error to throw for `error`: the stop's reason when the call was stopped, else `error` classified.
@@ -289,17 +281,10 @@ final class AsyncHTTPClientCall: Sendable {
             underlyingError: ConnectionFailure.describable(error))
     }
 
-    func error(for stop: Stop) -> APIError {
-        switch stop {
-        case .cancelled:
-            APIError(
-                .transport(.cancelled), endpoint: request.endpoint, request: request,
-                underlyingError: CancellationError())
-        case .timedOut:
-            APIError(
-                .transport(.timedOut), endpoint: request.endpoint, request: request,
-                underlyingError: HTTPClientError.deadlineExceeded)
-        }
+    /// The error of a call stopped for `stop` (the mapping every executor of this repository shares); a passed
+    /// deadline keeps AsyncHTTPClient's own word for it.
+    func error(for stop: ExecutorStop) -> APIError {
+        stop.error(for: request, timeoutError: HTTPClientError.deadlineExceeded)
     }
 }
 

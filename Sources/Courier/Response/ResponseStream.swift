@@ -273,15 +273,11 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     }
 
     private var cancellation: APIError {
-        APIError(
-            .transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: CancellationError())
+        ExecutorStop.cancelled.error(for: request)
     }
 
     func deadlinePassed() {
-        cancel(
-            with: APIError(
-                .transport(.timedOut), endpoint: request.endpoint, request: request,
-                underlyingError: URLError(.timedOut)))
+        cancel(with: ExecutorStop.timedOut.error(for: request))
     }
 
     /// The most bytes one `next()` hands over when several chunks wait: reading them one by one costs a lock and

@@ -232,7 +232,7 @@ import Testing
         let storage: any CacheStorage =
             level == "memory"
             ? MemoryCacheStorage(costLimit: size * 20) : DiskCacheStorage(directory: directory, byteLimit: size * 20)
-        let wrong = Locked(0)
+        let wrong = LockedBox(0)
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<1_000 {
                 group.addTask {
@@ -248,7 +248,7 @@ import Testing
                 }
             }
         }
-        #expect(wrong.current == 0)
+        #expect(wrong.value == 0)
         if let disk = storage as? DiskCacheStorage {
             #expect(disk.totalBytes <= disk.byteLimit)
             #expect(cacheFiles(in: directory).count <= 20)

@@ -4,9 +4,9 @@ import Testing
 
 /// A clock the tests move by hand.
 final class TestClock: Sendable {
-    let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+    let date = LockedBox(Date(timeIntervalSince1970: 1_800_000_000))
 
-    var now: @Sendable () -> Date { { [date] in date.current } }
+    var now: @Sendable () -> Date { { [date] in date.value } }
 
     func advance(_ seconds: TimeInterval) {
         date.withLock { $0 = $0.addingTimeInterval(seconds) }
@@ -16,18 +16,18 @@ final class TestClock: Sendable {
 /// An origin server for the logic above the executor: counts requests, answers each with a numbered body
 /// (`{"n":1}`, `{"n":2}`, ...) and the headers the test chose, and `304` to a matching `If-None-Match`.
 final class NumberingServer: APIExecutor {
-    let requests = Locked<[APIRequest]>([])
-    let headers: Locked<HTTPHeaders>
-    let status = Locked(200)
-    let failure = Locked<(any Error)?>(nil)
+    let requests = LockedBox<[APIRequest]>([])
+    let headers: LockedBox<HTTPHeaders>
+    let status = LockedBox(200)
+    let failure = LockedBox<(any Error)?>(nil)
     let delay: Duration?
 
     init(headers: HTTPHeaders = [:], delay: Duration? = nil) {
-        self.headers = Locked(headers)
+        self.headers = LockedBox(headers)
         self.delay = delay
     }
 
-    var hits: Int { requests.current.count }
+    var hits: Int { requests.value.count }
 
     func execute(_ request: APIRequest) async throws -> APIResponse {
         let number = requests.withLock { requests in
@@ -35,13 +35,13 @@ final class NumberingServer: APIExecutor {
             return requests.count
         }
         if let delay { try await Task.sleep(for: delay) }
-        if let failure = failure.current { throw failure }
-        let headers = self.headers.current
+        if let failure = failure.value { throw failure }
+        let headers = self.headers.value
         if let eTag = headers[.eTag], request.headers[.ifNoneMatch] == eTag {
             return APIResponse(statusCode: 304, headers: headers, request: request)
         }
         return APIResponse(
-            statusCode: status.current, headers: headers, body: .data(Data("{\"n\":\(number)}".utf8)),
+            statusCode: status.value, headers: headers, body: .data(Data("{\"n\":\(number)}".utf8)),
             request: request)
     }
 }

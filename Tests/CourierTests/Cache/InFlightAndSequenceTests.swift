@@ -70,29 +70,29 @@ import Testing
     }
 
     @Test func theLastWaiterLeavingCancelsTheCall() async throws {
-        let cancelled = Locked(false)
-        let server = CancellationObserver(cancelled: cancelled, started: Locked(false))
+        let cancelled = LockedBox(false)
+        let server = CancellationObserver(cancelled: cancelled, started: LockedBox(false))
         let configuration = cachingConfiguration(server, cache: ResponseCache())
         let endpoint = GET<Void>("/items", tags: [.cache(Self.dedup)])
         let tasks = (0..<2).map { _ in Task { try await endpoint.request(using: configuration) } }
         // (the call has reached the executor, and the other task has had time to join it)
-        while !server.started.current { try await Task.sleep(for: .milliseconds(10)) }
+        while !server.started.value { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))
         tasks[0].cancel()
         try await Task.sleep(for: .milliseconds(100))
-        #expect(cancelled.current == false)
+        #expect(cancelled.value == false)
         tasks[1].cancel()
         for task in tasks { _ = await task.result }
         // The executor's task sees the cancellation promptly (it would otherwise sleep 30 s).
         let deadline = ContinuousClock.now + .seconds(5)
-        while !cancelled.current, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(cancelled.current)
+        while !cancelled.value, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(cancelled.value)
     }
 
     /// Records that it started, sleeps 30 s, and records whether its task was cancelled.
     struct CancellationObserver: APIExecutor {
-        let cancelled: Locked<Bool>
-        let started: Locked<Bool>
+        let cancelled: LockedBox<Bool>
+        let started: LockedBox<Bool>
 
         func execute(_ request: APIRequest) async throws -> APIResponse {
             started.withLock { $0 = true }

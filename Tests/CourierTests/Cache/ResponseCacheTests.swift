@@ -162,7 +162,7 @@ import Testing
 
     @Test func dateExpiryIsFreshBeforeTheDateOnly() async throws {
         let setup = Setup()
-        let until = setup.clock.date.current.addingTimeInterval(100)
+        let until = setup.clock.date.value.addingTimeInterval(100)
         let endpoint = Self.endpoint(CachePolicy(read: .cacheElseNetwork, write: .memory, expiry: .date(until)))
         #expect(try await setup.call(endpoint) == 1)
         setup.clock.advance(99)
@@ -220,7 +220,7 @@ import Testing
         #expect(try await setup.call(endpoint) == 1)
         #expect(try await setup.call(endpoint) == 1)
         #expect(setup.server.hits == 2)
-        #expect(setup.server.requests.current.last?.headers[.ifNoneMatch] == "\"v1\"")
+        #expect(setup.server.requests.value.last?.headers[.ifNoneMatch] == "\"v1\"")
     }
 
     // MARK: HTTP rules
@@ -264,7 +264,7 @@ import Testing
         let response = try await endpoint.request(using: setup.configuration)
 
         // THEN a conditional request went out, the 304 served the cached body, refreshed headers and freshness
-        #expect(setup.server.requests.current.last?.headers[.ifNoneMatch] == "\"v1\"")
+        #expect(setup.server.requests.value.last?.headers[.ifNoneMatch] == "\"v1\"")
         #expect(response.statusCode == 200)
         #expect(response.data == Data("{\"n\":1}".utf8))
         #expect(response.cacheHit?.revalidated == true)
@@ -281,7 +281,7 @@ import Testing
         #expect(try await setup.call(endpoint) == 1)
         setup.clock.advance(10)
         #expect(try await setup.call(endpoint) == 2)
-        #expect(setup.server.requests.current.last?.headers[.ifNoneMatch] == nil)
+        #expect(setup.server.requests.value.last?.headers[.ifNoneMatch] == nil)
     }
 
     @Test func varyKeepsOtherHeaderValuesApart() async throws {

@@ -44,13 +44,13 @@ struct RedirectPolicyTests {
         #expect(
             RedirectPolicy.follow.decision(for: Self.hop("http://a/x", "http://a/y", number: 11))
                 == .fail(.tooManyRedirects))
-        let asked = Locked(0)
+        let asked = LockedBox(0)
         let policy = RedirectPolicy.custom(maxRedirects: 2) { _ in
             asked.withLock { $0 += 1 }
             return .follow
         }
         #expect(policy.decision(for: Self.hop("http://a/x", "http://a/y", number: 3)) == .fail(.tooManyRedirects))
-        #expect(asked.current == 0)
+        #expect(asked.value == 0)
     }
 
     @Test("doNotFollow stops at every redirect; a custom rule decides the rest")

@@ -50,7 +50,7 @@ struct CacheCredentialIntegrationTests {
         let second: UUIDBody = try await endpoint.request(using: setup.configuration)
 
         #expect(first == second)
-        #expect(setup.recorder.statuses.current == [200])
+        #expect(setup.recorder.statuses.value == [200])
         #expect(setup.memory.count == 1)
         #expect(cacheFiles(in: setup.directory).isEmpty)
     }
@@ -70,7 +70,7 @@ struct CacheCredentialIntegrationTests {
         #expect(try await call("qk-BOB-22") == bob)
 
         #expect(alice != bob)
-        #expect(setup.recorder.statuses.current == [200, 200])
+        #expect(setup.recorder.statuses.value == [200, 200])
         #expect(cacheFiles(in: setup.directory).count == 2)
         let text = try setup.filesText()
         #expect(!text.contains("ALICE"))
@@ -92,7 +92,7 @@ struct CacheCredentialIntegrationTests {
             using: setup.configuration.with { $0.headers["X-Session"] = "sess-OTHER-8" })
 
         #expect(other == again)
-        #expect(setup.recorder.statuses.current == [200, 200])
+        #expect(setup.recorder.statuses.value == [200, 200])
         #expect(cacheFiles(in: setup.directory).isEmpty)
     }
 

@@ -4,8 +4,8 @@ import Testing
 
 /// Records the status of every response that reaches the real server's side of the cache.
 final class StatusRecorder: APIExecutor {
-    let statuses = Locked<[Int]>([])
-    let sent = Locked<[APIRequest]>([])
+    let statuses = LockedBox<[Int]>([])
+    let sent = LockedBox<[APIRequest]>([])
 
     func execute(_ request: APIRequest) async throws -> APIResponse {
         sent.withLock { $0.append(request) }
@@ -51,7 +51,7 @@ final class StatusRecorder: APIExecutor {
         let fresh: UUIDBody = try await Self.uuid(.networkOnly).request(using: setup.configuration)
         #expect(first == second)
         #expect(fresh != first)
-        #expect(setup.recorder.statuses.current == [200, 200])
+        #expect(setup.recorder.statuses.value == [200, 200])
     }
 
     @Test func theDiskLevelOutlivesTheProcessesMemory() async throws {
@@ -65,7 +65,7 @@ final class StatusRecorder: APIExecutor {
         let second: UUIDBody = try await Self.uuid(policy.with { $0.read = .cacheOnly }).request(using: offline)
         // THEN it is the same body
         #expect(first == second)
-        #expect(setup.recorder.statuses.current == [200])
+        #expect(setup.recorder.statuses.value == [200])
     }
 
     @Test func cacheEndpointAnswers304AndTheEntryIsServed() async throws {
@@ -77,8 +77,8 @@ final class StatusRecorder: APIExecutor {
         // WHEN it is read again
         let second = try await endpoint.request(using: setup.configuration)
         // THEN httpbin answered the conditional request with 304 and the cached body came back as a 200
-        #expect(setup.recorder.statuses.current == [200, 304])
-        #expect(setup.recorder.sent.current.last?.headers[.ifNoneMatch] == first.headers[.eTag])
+        #expect(setup.recorder.statuses.value == [200, 304])
+        #expect(setup.recorder.sent.value.last?.headers[.ifNoneMatch] == first.headers[.eTag])
         #expect(second.statusCode == 200)
         #expect(second.data == first.data)
         #expect(second.cacheHit?.revalidated == true)
@@ -93,15 +93,15 @@ final class StatusRecorder: APIExecutor {
         #expect(first.headers[.eTag] == "v42")
         setup.clock.advance(29)
         _ = try await endpoint.request(using: setup.configuration)
-        #expect(setup.recorder.statuses.current == [200])
+        #expect(setup.recorder.statuses.value == [200])
         setup.clock.advance(1)
         let revalidated = try await endpoint.request(using: setup.configuration)
-        #expect(setup.recorder.statuses.current == [200, 304])
+        #expect(setup.recorder.statuses.value == [200, 304])
         #expect(revalidated.data == first.data)
         // The 304 restarted the entry's freshness.
         setup.clock.advance(29)
         _ = try await endpoint.request(using: setup.configuration)
-        #expect(setup.recorder.statuses.current == [200, 304])
+        #expect(setup.recorder.statuses.value == [200, 304])
     }
 
     @Test func cacheMaxAgeDecidesFreshness() async throws {
@@ -112,10 +112,10 @@ final class StatusRecorder: APIExecutor {
         _ = try await endpoint.request(using: setup.configuration)
         setup.clock.advance(59)
         _ = try await endpoint.request(using: setup.configuration)
-        #expect(setup.recorder.statuses.current.count == 1)
+        #expect(setup.recorder.statuses.value.count == 1)
         setup.clock.advance(1)
         _ = try await endpoint.request(using: setup.configuration)
-        #expect(setup.recorder.statuses.current.count == 2)
+        #expect(setup.recorder.statuses.value.count == 2)
     }
 
     @Test func noStoreFromTheServerIsNotWritten() async throws {
@@ -130,7 +130,7 @@ final class StatusRecorder: APIExecutor {
             tags: [.cache(CachePolicy(read: .cacheElseNetwork, write: .memoryAndDisk, expiry: .never))])
         _ = try await noStore.request(with: ["Cache-Control": "no-store"], using: setup.configuration)
         _ = try await noStore.request(with: ["Cache-Control": "no-store"], using: setup.configuration)
-        #expect(setup.recorder.statuses.current == [200, 200])
+        #expect(setup.recorder.statuses.value == [200, 200])
         #expect(setup.memory.count == 0)
         #expect(cacheFiles(in: setup.directory).isEmpty)
         // The same endpoint without no-store is written.
@@ -161,7 +161,7 @@ final class StatusRecorder: APIExecutor {
         #expect(aliceEcho.headers["Authorization"] == "Bearer alice-token")
         #expect(bobEcho.headers["Authorization"] == "Bearer bob-token")
         #expect(aliceAgain.headers["Authorization"] == "Bearer alice-token")
-        #expect(setup.recorder.statuses.current.count == 2)
+        #expect(setup.recorder.statuses.value.count == 2)
         #expect(cacheFiles(in: setup.directory).isEmpty)  // credentialed: memory only
     }
 }

@@ -174,7 +174,7 @@ struct FaultRedirectIntegrationTests {
     @Test("A .custom policy sees the hop, and its .refuse fails the call with .refusedByPolicy")
     func customRefuse() async throws {
         // GIVEN a policy that records each hop and refuses it
-        let hops = Locked<[RedirectHop]>([])
+        let hops = LockedBox<[RedirectHop]>([])
         let configuration = try FaultServer.configuration(
             redirectPolicy: .custom { hop in
                 hops.withLock { $0.append(hop) }
@@ -192,8 +192,8 @@ struct FaultRedirectIntegrationTests {
             outcome.error?.reason == .transport(.redirectRefused(.refusedByPolicy)),
             "got \(String(describing: outcome))")
         #expect(elapsed < .seconds(10))
-        let hop = try #require(hops.current.first)
-        #expect(hops.current.count == 1)
+        let hop = try #require(hops.value.first)
+        #expect(hops.value.count == 1)
         #expect(hop.statusCode == 307)
         #expect(hop.number == 1)
         #expect(hop.to.absoluteString == target)
@@ -221,7 +221,7 @@ struct FaultRedirectIntegrationTests {
         "/redirect-loop fails quickly with .tooManyRedirects, at the default 10 hops or a custom maximum",
         arguments: [RedirectPolicy.follow, .custom(maxRedirects: 2) { _ in .follow }])
     func redirectLoop(_ policy: RedirectPolicy) async throws {
-        let hops = Locked(0)
+        let hops = LockedBox(0)
         let counting = RedirectPolicy.custom(maxRedirects: policy.maxRedirects) { hop in
             hops.withLock { $0 = max($0, hop.number) }
             return policy.decision(for: hop)
@@ -236,7 +236,7 @@ struct FaultRedirectIntegrationTests {
             outcome.error?.reason == .transport(.redirectRefused(.tooManyRedirects)),
             "got \(String(describing: outcome))")
         #expect(elapsed < .seconds(10), "took \(elapsed)")
-        #expect(hops.current == policy.maxRedirects, "followed \(hops.current) hops")
+        #expect(hops.value == policy.maxRedirects, "followed \(hops.value) hops")
 
         // The plain policy, without a closure, stops the loop too.
         let plain = try FaultServer.configuration(redirectPolicy: policy)

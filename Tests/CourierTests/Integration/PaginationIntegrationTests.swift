@@ -4,7 +4,7 @@ import Testing
 
 /// Counts the requests that reach it.
 private struct Counting: APIPlugin {
-    let count: Locked<Int>
+    let count: LockedBox<Int>
     func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         count.withLock { $0 += 1 }
         return try await next(request)
@@ -53,7 +53,7 @@ struct PaginationIntegrationTests {
 
     @Test("Link rel=\"next\" is followed, absolute and relative, until a page has none")
     func followsLinkHeaders() async throws {
-        let count = Locked(0)
+        let count = LockedBox(0)
         let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
         var pages: [String] = []
 
@@ -64,7 +64,7 @@ struct PaginationIntegrationTests {
         }
 
         #expect(pages == ["1", "2", "3"])
-        #expect(count.current == 3)
+        #expect(count.value == 3)
     }
 
     @Test("A header holding the next page's URL is followed")
@@ -100,7 +100,7 @@ struct PaginationIntegrationTests {
 
     @Test("Leaving the loop early fetches no further page")
     func leavingEarlyStops() async throws {
-        let count = Locked(0)
+        let count = LockedBox(0)
         let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
 
         for try await page in await Book.$linked.pages(
@@ -110,12 +110,12 @@ struct PaginationIntegrationTests {
             break
         }
 
-        #expect(count.current == 1)
+        #expect(count.value == 1)
     }
 
     @Test("Cancelling the iterating task stops the list with .transport(.cancelled)")
     func cancellationStops() async throws {
-        let count = Locked(0)
+        let count = LockedBox(0)
         let configuration = try HTTPBin.configuration().with { $0.plugins = [Counting(count: count)] }
         let sequence = await Book.$linked.pages(
             with: (page: 1, link: try Self.firstLink()), as: EchoPage.self, using: configuration)
@@ -136,6 +136,6 @@ struct PaginationIntegrationTests {
 
         #expect(received == ["1"])
         #expect(reason == .transport(.cancelled))
-        #expect(count.current == 1)
+        #expect(count.value == 1)
     }
 }

@@ -4,14 +4,14 @@ import Testing
 
 /// Counts the requests that reach the real server and when they were sent.
 final class CountingExecutor: APIExecutor {
-    let sent = Locked<[ContinuousClock.Instant]>([])
+    let sent = LockedBox<[ContinuousClock.Instant]>([])
     let wrapped: any APIExecutor
 
     init(_ wrapped: any APIExecutor = URLSessionExecutor.shared) {
         self.wrapped = wrapped
     }
 
-    var count: Int { sent.current.count }
+    var count: Int { sent.value.count }
 
     func execute(_ request: APIRequest) async throws -> APIResponse {
         sent.withLock { $0.append(.now) }
@@ -108,7 +108,7 @@ final class CountingExecutor: APIExecutor {
         try await endpoint.request(using: configuration([.retry(policy)], executor: counter))
         // THEN the second attempt left no sooner than one second after the first (not after the 1 ms backoff), and
         // not after the 30 s cap either (a generous bound: a loaded machine delays a wake-up by seconds)
-        let times = counter.sent.current
+        let times = counter.sent.value
         try #require(times.count == 2)
         let gap = times[1] - times[0]
         #expect(gap >= .milliseconds(950))
@@ -132,14 +132,14 @@ final class CountingExecutor: APIExecutor {
     }
 
     @Test func loggerPrintsRealTrafficWithoutSecrets() async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let logging = LoggingPlugin.logging(.init(includeHeaders: true, includeCURL: true)) { line in
             lines.withLock { $0.append(line) }
         }
         let _: Echo = try await Self.anything.request(
             using: configuration([.apiKey("query-secret", queryItem: "api_key"), .bearer("header-secret"), logging])
         )
-        let output = lines.current.joined(separator: "\n")
+        let output = lines.value.joined(separator: "\n")
         #expect(output.contains("← 200 GET "))
         #expect(!output.contains("query-secret"))
         #expect(!output.contains("header-secret"))

@@ -15,11 +15,11 @@ struct StressIntegrationTests {
     @Test("2,000 calls, 256 at a time, through retry, refreshing auth and logging: each gets its own answer")
     func manyCallsAtOnce() async throws {
         // GIVEN a token that the first wave finds expired (exactly one refresh must follow), and a log
-        let token = Locked("expired")
-        let refreshes = Locked(0)
-        let lines = Locked(0)
+        let token = LockedBox("expired")
+        let refreshes = LockedBox(0)
+        let lines = LockedBox(0)
         let auth = RefreshingAuthPlugin<String>(
-            credential: { token.current },
+            credential: { token.value },
             refresh: { _ in
                 refreshes.withLock { $0 += 1 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -62,7 +62,7 @@ struct StressIntegrationTests {
 
         // THEN every call got its own answer with the fresh token, after one refresh, and every send was logged
         #expect(mismatches.isEmpty, "\(mismatches.count) problems, first: \(mismatches.prefix(3))")
-        #expect(refreshes.current == 1)
-        #expect(lines.current >= 2 * total, "a request or response line is missing")
+        #expect(refreshes.value == 1)
+        #expect(lines.value >= 2 * total, "a request or response line is missing")
     }
 }

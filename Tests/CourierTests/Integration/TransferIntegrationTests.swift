@@ -46,7 +46,7 @@ func makeTemporaryFolder() throws -> URL {
 
 /// Records the headers of every request the executor sends.
 struct HeaderRecorder: APIPlugin {
-    let seen = Locked<[HTTPHeaders]>([])
+    let seen = LockedBox<[HTTPHeaders]>([])
     func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         seen.withLock { $0.append(request.headers) }
         return try await next(request)
@@ -280,7 +280,7 @@ struct DownloadIntegrationTests {
     @Test("An executor without file responses fails before any I/O with .unsupportedByExecutor")
     func unsupportedExecutor() async throws {
         struct InMemoryOnly: APIExecutor {
-            let calls = Locked(0)
+            let calls = LockedBox(0)
             func execute(_ request: APIRequest) async throws -> APIResponse {
                 calls.withLock { $0 += 1 }
                 return APIResponse(statusCode: 200, request: request)

@@ -162,7 +162,7 @@ struct UploadRedirectIntegrationTests {
     @Test("Hops of a 307 with a body count toward maxRedirects, and the policy sees each one")
     func hopsCount() async throws {
         // GIVEN two 307s in a row (the second on the same origin) and a policy that allows one hop
-        let hops = Locked<[RedirectHop]>([])
+        let hops = LockedBox<[RedirectHop]>([])
         let configuration = try FaultServer.configuration(
             redirectPolicy: .custom(maxRedirects: 1) { hop in
                 hops.withLock { $0.append(hop) }
@@ -182,7 +182,7 @@ struct UploadRedirectIntegrationTests {
             // THEN the second hop fails as too many redirects; the policy was asked about the first only
             #expect(error.reason == .transport(.redirectRefused(.tooManyRedirects)), "got \(error)")
         }
-        #expect(hops.current.map(\.number) == [1])
-        #expect(hops.current.first?.statusCode == 307)
+        #expect(hops.value.map(\.number) == [1])
+        #expect(hops.value.first?.statusCode == 307)
     }
 }

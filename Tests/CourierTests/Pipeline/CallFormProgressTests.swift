@@ -62,7 +62,8 @@ struct CallFormProgressTests {
         let raw: APIResponse = try await Self.upload.request(with: body, progress: next(), using: configuration)
         try await Self.upload.request(with: body, progress: next(), using: configuration)
         let voidItem: Item = try await Self.ping.request(progress: next(), using: configuration)
-        let voidDecoded: DecodedResponse<Item> = try await Self.ping.request(progress: next(), using: configuration)
+        let voidDecoded: DecodedResponse<Item> = try await Self.ping.request(
+            with: (), progress: next(), using: configuration)
         try await Self.ping.request(progress: next(), using: configuration)
 
         // THEN each call decoded as before, its request carried its progress, and every progress has ended

@@ -56,14 +56,14 @@ import Testing
 
     /// A server that accepts only the newest token, and a token store that counts refreshes.
     final class Server: Sendable {
-        let valid = Locked("token-0")
-        let refreshes = Locked(0)
-        let answered = Locked<[Int]>([])
+        let valid = LockedBox("token-0")
+        let refreshes = LockedBox(0)
+        let answered = LockedBox<[Int]>([])
 
         func executor() -> StubExecutor {
             StubExecutor().stub(where: { _ in true }) { request in
                 try await Task.sleep(for: .milliseconds(2))
-                guard request.headers[.authorization] == "Bearer \(self.valid.current)" else {
+                guard request.headers[.authorization] == "Bearer \(self.valid.value)" else {
                     return StubResponse(statusCode: 401)
                 }
                 let n = request.queryItems.first?.value.flatMap(Int.init) ?? -1
@@ -74,7 +74,7 @@ import Testing
     }
 
     final class TokenStore: Sendable {
-        let token = Locked("expired")
+        let token = LockedBox("expired")
     }
 
     func plugin(
@@ -83,7 +83,7 @@ import Testing
         refresh: @escaping @Sendable (String?) async throws -> String
     ) -> RefreshingAuthPlugin<String> {
         RefreshingAuthPlugin<String>(
-            credential: { store.token.current },
+            credential: { store.token.value },
             refresh: refresh,
             apply: { token, request in request.headers[.authorization] = "Bearer \(token)" }
         )
@@ -111,9 +111,9 @@ import Testing
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         // THEN exactly one refresh ran and every call got its own answer exactly once
-        #expect(server.refreshes.current == 1)
+        #expect(server.refreshes.value == 1)
         #expect(results.sorted() == Array(0..<200))
-        #expect(server.answered.current.sorted() == Array(0..<200))
+        #expect(server.answered.value.sorted() == Array(0..<200))
     }
 
     @Test func aFailedRefreshFailsEveryWaitingCall() async throws {
@@ -142,8 +142,8 @@ import Testing
         }
         #expect(errors.count == 20)
         #expect(errors.allSatisfy { $0?.underlyingError is RefreshDenied })
-        #expect(server.refreshes.current >= 1)
-        #expect(server.refreshes.current <= 20)
+        #expect(server.refreshes.value >= 1)
+        #expect(server.refreshes.value <= 20)
     }
 
     @Test func aCredentialThatKeepsFailingDoesNotLoop() async throws {
@@ -161,15 +161,15 @@ import Testing
             try await Self.me.request(with: 1, using: configuration)
         }
         #expect(error.reason == .unacceptableStatus(.unauthorized))
-        #expect(server.refreshes.current == 1)
+        #expect(server.refreshes.value == 1)
         #expect(stub.requests.count == 2)
         #expect(stub.requests.map { $0.headers[.authorization] } == ["Bearer expired", "Bearer still-wrong"])
     }
 
     @Test func aCustomAuthFailureRule() async throws {
-        let refreshed = Locked(false)
+        let refreshed = LockedBox(false)
         let auth = RefreshingAuthPlugin<String>(
-            credential: { refreshed.current ? "new" : "old" },
+            credential: { refreshed.value ? "new" : "old" },
             refresh: { _ in
                 refreshed.withLock { $0 = true }
                 return "new"
@@ -198,15 +198,15 @@ import Testing
             let ok = request.headers[.authorization] == "Bearer fresh"
             return StubResponse(statusCode: ok ? 200 : 401)
         }
-        let configuration = Locked<APIConfiguration?>(nil)
+        let configuration = LockedBox<APIConfiguration?>(nil)
         let auth = RefreshingAuthPlugin<String>(
             credential: { "stale" },
-            refresh: { _ in try await token.request(using: configuration.current) as String },
+            refresh: { _ in try await token.request(using: configuration.value) as String },
             apply: { value, request in request.headers[.authorization] = "Bearer \(value)" }
         )
         configuration.withLock { $0 = testConfiguration.with { $0.executor = stub }.with { $0.plugins = [auth] } }
         // WHEN a call fails with 401 and triggers the refresh
-        try await Self.me.request(with: 1, using: configuration.current)
+        try await Self.me.request(with: 1, using: configuration.value)
         // THEN the refresh's own call went through untouched and the retry used the fresh token
         #expect(stub.requests.map(\.url.path) == ["/v2/me", "/v2/oauth/token", "/v2/me"])
         #expect(stub.requests[1].headers[.authorization] == nil)

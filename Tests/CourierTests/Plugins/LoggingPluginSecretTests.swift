@@ -24,12 +24,12 @@ import Testing
         configure: (inout APIConfiguration) -> Void = { _ in },
         _ call: @Sendable (APIConfiguration) async throws -> Void
     ) async -> String {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         var configuration = testConfiguration.with { $0.executor = executor }
         configure(&configuration)
         configuration.plugins = plugins + [.logging(options) { line in lines.withLock { $0.append(line) } }]
         try? await call(configuration)
-        return lines.current.joined(separator: "\n")
+        return lines.value.joined(separator: "\n")
     }
 
     // MARK: - Headers set by auth plugins
@@ -162,12 +162,12 @@ import Testing
     @Test func aBinaryBodyIsNeverReplacedByAPlaceholderInCURL() async throws {
         let binary = POST<Void>("/upload", headers: ["Content-Type": "application/octet-stream"])
         // Endpoints do not send raw bytes yet: log a built request with a binary body directly.
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let plugin = LoggingPlugin.logging(Self.verbose) { line in lines.withLock { $0.append(line) } }
         var request = try binary.makeRequest(using: testConfiguration)
         request.body = .data(Data([0x00, 0xFF, 0x01, 0x02]))
         _ = try await plugin.intercept(request) { try await Self.echo.execute($0) }
-        let text = lines.current.joined(separator: "\n")
+        let text = lines.value.joined(separator: "\n")
         #expect(!text.contains("--data-raw"))
         #expect(text.contains("--data-binary @request-body.bin"))
         #expect(text.contains("# The request body (4 bytes, application/octet-stream) is binary and not shown"))
@@ -212,13 +212,13 @@ import Testing
         ("/files/{name}/{api_key}.json", "/files/report/***"),
     ])
     func aSecretPathParameterIsMasked(template: String, expectedPath: String) async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         var configuration = testConfiguration.with { $0.executor = StubExecutor().stubEverything(with: .status(200)) }
         configuration.plugins = [.logging(.init(includeCURL: true)) { line in lines.withLock { $0.append(line) } }]
         let endpoint = POST<Void>(
             wrappedValue: .init { ["token": "inv1te-tok", "api_key": "p4th-key", "name": "report"] }, template)
         try await endpoint.request(using: configuration)
-        let output = lines.current.joined(separator: "\n")
+        let output = lines.value.joined(separator: "\n")
         #expect(!output.contains("inv1te-tok"))
         #expect(!output.contains("p4th-key"))
         #expect(output.contains("https://api.example.com/v2" + expectedPath))

@@ -21,7 +21,7 @@ import Testing
     func run(
         _ options: LoggingPlugin.Options, status: Int = 200, sensitiveNames: Set<HTTPHeaderName> = []
     ) async throws -> [String] {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let stub = StubExecutor().stubEverything(
             with: .data(
                 Data(#"{"token":"s3cr3t-token","ok":true}"#.utf8), status: status,
@@ -34,7 +34,7 @@ import Testing
         configuration.plugins.append(.logging(options) { line in lines.withLock { $0.append(line) } })
         _ = try? await Self.login.request(with: (user: "ann", password: "pa55word"), using: configuration)
         _ = try? await Self.profile.request(with: "ann", using: configuration)
-        return lines.current
+        return lines.value
     }
 
     @Test func defaultOutputIsOneLinePerRequestAndResponse() async throws {
@@ -76,32 +76,32 @@ import Testing
     }
 
     @Test func userAddedQueryKeysAreRedacted() async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         var configuration = testConfiguration.with {
             $0.executor = StubExecutor().stubEverything(with: .status(200))
             $0.sensitiveNames.insert("sig")
         }
         configuration.plugins = [.logging(LoggingPlugin.Options()) { line in lines.withLock { $0.append(line) } }]
         try await GET<Void>("/files?sig=abc123&name=x").request(using: configuration)
-        #expect(lines.current.first == "→ GET https://api.example.com/v2/files?sig=***&name=x")
+        #expect(lines.value.first == "→ GET https://api.example.com/v2/files?sig=***&name=x")
     }
 
     @Test func failuresAreLoggedWithoutSecrets() async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         var configuration = testConfiguration.with {
             $0.executor = StubExecutor().stubEverything(with: .error(URLError(.cannotConnectToHost)))
         }
         configuration.plugins = [.bearer("s3cr3t-token"), .logging { line in lines.withLock { $0.append(line) } }]
         await #expect(throws: APIError.self) { try await GET<Void>("/x").request(using: configuration) }
-        let last = try #require(lines.current.last)
+        let last = try #require(lines.value.last)
         #expect(last.hasPrefix("✗ GET https://api.example.com/v2/x ("))
         #expect(last.hasSuffix("GET /x: could not connect to the server (URLError -1004)"))
-        #expect(!lines.current.joined().contains("s3cr3t-token"))
+        #expect(!lines.value.joined().contains("s3cr3t-token"))
     }
 
     @Test func secretsEchoedInAResponseBodyAreMasked() async throws {
         // GIVEN a server that echoes the request's headers and URL back in JSON, as httpbin does
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let echo = StubExecutor().stub(where: { _ in true }) { request in
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.rawValue] = field.value }
@@ -118,7 +118,7 @@ import Testing
         // WHEN a call is logged with bodies
         try await GET<Void>("/headers", headers: ["Cookie": "session=c00kie-value"]).request(using: configuration)
         // THEN neither the echoed header nor the echoed URL shows a secret
-        let output = lines.current.joined(separator: "\n")
+        let output = lines.value.joined(separator: "\n")
         for secret in ["s3cr3t-token", "k3y-value", "c00kie-value"] {
             #expect(!output.contains(secret), "\(secret) leaked")
         }

@@ -8,7 +8,7 @@ import Testing
 
     @Test func aStreamedResponseIsLoggedWhenItsHeadArrivesAndNotRead() async throws {
         // GIVEN logging with bodies, and a stub that streams three chunks
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let stub = StubExecutor().stub(
             .get, "/feed", with: .chunked(["one ", "two ", "three"], every: .milliseconds(5)))
         var configuration = testConfiguration.with { $0.executor = stub }
@@ -23,8 +23,8 @@ import Testing
             text += String(decoding: chunk, as: UTF8.self)
         }
         // THEN the log names a streamed body without its bytes, and the reader still got every byte
-        #expect(lines.current.count == 2)
-        #expect(lines.current.last?.hasSuffix(" ms, streamed body)") == true)
+        #expect(lines.value.count == 2)
+        #expect(lines.value.last?.hasSuffix(" ms, streamed body)") == true)
         #expect(text == "one two three")
     }
 }

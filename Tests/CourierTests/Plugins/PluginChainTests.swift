@@ -5,7 +5,7 @@ import Testing
 
 /// Records the order in which plugins are entered and left.
 final class Trail: Sendable {
-    private let lines = Locked<[String]>([])
+    private let lines = LockedBox<[String]>([])
 
     func add(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }

@@ -9,7 +9,7 @@ import Testing
 
     /// An executor answering with the given statuses in turn (the last one repeats).
     func sequence(_ statuses: [Int], headers: HTTPHeaders = [:]) -> StubExecutor {
-        let index = Locked(0)
+        let index = LockedBox(0)
         return StubExecutor().stub(where: { _ in true }) { request in
             let status = index.withLock { i in
                 defer { i += 1 }
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func transientTransportFailuresAreRetried() async throws {
-        let attempts = Locked(0)
+        let attempts = LockedBox(0)
         let stub = StubExecutor().stub(where: { _ in true }) { request in
             let attempt = attempts.withLock { a in
                 a += 1

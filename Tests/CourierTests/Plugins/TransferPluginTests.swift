@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func loggingSummarizesAStreamedBodyWithoutReadingIt() async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedBox<[String]>([])
         let stub = StubExecutor().stubEverything(with: .status(204))
         let logging = LoggingPlugin.logging(LoggingPlugin.Options(includeBodies: true)) { line in
             lines.withLock { $0.append(line) }
@@ -71,7 +71,7 @@ import Testing
             with: .stream(Self.chunks(["abc", "de"]), count: 5), using: configuration(stub, [logging]))
         try await Self.upload.request(with: .stream(Self.chunks(["x"])), using: configuration(stub, [logging]))
 
-        let requestLines = lines.current.filter { $0.hasPrefix("→") }
+        let requestLines = lines.value.filter { $0.hasPrefix("→") }
         #expect(requestLines.count == 2)
         #expect(requestLines.first?.hasSuffix("\n<streamed body, 5 bytes>") == true)
         #expect(requestLines.last?.hasSuffix("\n<streamed body, unknown size>") == true)

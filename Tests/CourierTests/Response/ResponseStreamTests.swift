@@ -21,7 +21,7 @@ import Testing
 
     @Test func leavingTheLoopEarlyCancelsTheTransfer() async throws {
         // GIVEN a stream whose producer records cancellation
-        let cancelled = Locked(false)
+        let cancelled = LockedBox(false)
         let (stream, continuation) = ResponseStream.makeStream(for: try Self.request()) {
             cancelled.withLock { $0 = true }
         }
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func anIdleStreamTimesOut() async throws {
-        let cancelled = Locked(false)
+        let cancelled = LockedBox(false)
         let (stream, continuation) = ResponseStream.makeStream(for: try Self.request(idle: .milliseconds(200))) {
             cancelled.withLock { $0 = true }
         }
@@ -52,7 +52,7 @@ import Testing
         var accepted: [Bool] = []
         for _ in 0..<5 { accepted.append(continuation.yield(chunk)) }
         #expect(accepted == [true, true, true, true, false])
-        let resumed = Locked(false)
+        let resumed = LockedBox(false)
         continuation.whenDrained { resumed.withLock { $0 = true } }
         var iterator = stream.makeAsyncIterator()
         _ = try await iterator.next()
@@ -85,7 +85,7 @@ import Testing
 
 extension ResponseStreamTests {
     @Test func aStreamNobodyReadsCancelsTheTransferWhenDropped() throws {
-        let cancelled = Locked(false)
+        let cancelled = LockedBox(false)
         var continuation: ResponseStream.Continuation?
         do {
             let made = ResponseStream.makeStream(for: try Self.request()) { cancelled.withLock { $0 = true } }

@@ -56,7 +56,7 @@ private enum Feed {
 
     /// A stub that answers the `n`th request to /feed (from 0) with `answers[n]`, and 204 after them.
     func stub(_ answers: [StubResponse]) -> StubExecutor {
-        let count = Locked(0)
+        let count = LockedBox(0)
         return StubExecutor().stub(where: { $0.url.path == "/feed" }) { _ in
             let n = count.withLock { count in
                 defer { count += 1 }

@@ -73,7 +73,7 @@ import Testing
     )
 
     /// The configuration: every kind of credential, and a logging plugin at its most verbose.
-    static func configuration(executor: StubExecutor, log: Locked<[String]>) -> APIConfiguration {
+    static func configuration(executor: StubExecutor, log: LockedBox<[String]>) -> APIConfiguration {
         var configuration = APIConfiguration(baseURL: URL(string: "https://bob:us3rinfo-SECRET@api.example.com/v2"))
             .with { $0.executor = executor }
         configuration.sensitiveNames = ["X-Tenant"]
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func noOutputContainsASecret() async throws {
-        let log = Locked<[String]>([])
+        let log = LockedBox<[String]>([])
         var outputs: [String: String] = [:]
         var requests: [APIRequest] = []
         var responses: [APIResponse] = []
@@ -147,7 +147,7 @@ import Testing
         #expect(errors.count == 10)
 
         // THEN nothing printed holds a secret
-        outputs["log"] = log.current.joined(separator: "\n")
+        outputs["log"] = log.value.joined(separator: "\n")
         for (index, request) in requests.enumerated() {
             outputs["request \(index)"] = Self.printed(request).joined(separator: "\n")
             outputs["request \(index) headers"] = (Self.printed(request.headers) + Self.printed(request.headers.fields))

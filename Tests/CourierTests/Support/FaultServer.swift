@@ -120,8 +120,8 @@ func bounded<Value: Sendable>(
 ) async -> (outcome: BoundedOutcome<Value>, elapsed: Duration) {
     let clock = ContinuousClock()
     let start = clock.now
-    let finished = Locked(false)
-    let cutOff = Locked(false)
+    let finished = LockedBox(false)
+    let cutOff = LockedBox(false)
     let task = Task { () async -> BoundedOutcome<Value> in
         let outcome: BoundedOutcome<Value>
         do throws(APIError) {
@@ -134,13 +134,13 @@ func bounded<Value: Sendable>(
     }
     let watchdog = Task {
         try? await Task.sleep(for: limit)
-        guard !Task.isCancelled, !finished.current else { return }
+        guard !Task.isCancelled, !finished.value else { return }
         cutOff.withLock { $0 = true }
         task.cancel()
     }
     let outcome = await task.value
     watchdog.cancel()
-    return (cutOff.current ? .didNotEnd : outcome, clock.now - start)
+    return (cutOff.value ? .didNotEnd : outcome, clock.now - start)
 }
 
 // MARK: - The peak-memory probe
@@ -223,7 +223,7 @@ enum Probe {
                 let errors = Pipe()
                 process.standardOutput = output
                 process.standardError = errors
-                let killed = Locked<Bool>(false)
+                let killed = LockedBox<Bool>(false)
                 do {
                     try process.run()
                 } catch {
@@ -236,7 +236,7 @@ enum Probe {
                         process.terminate()
                     }
                 }
-                let errorData = Locked(Data())
+                let errorData = LockedBox(Data())
                 let errorReader = DispatchGroup()
                 errorReader.enter()
                 DispatchQueue.global().async {
@@ -248,7 +248,7 @@ enum Probe {
                 process.waitUntilExit()
                 errorReader.wait()
                 continuation.resume(
-                    returning: .success((outputData, errorData.current, process.terminationStatus, killed.current))
+                    returning: .success((outputData, errorData.value, process.terminationStatus, killed.value))
                 )
             }
         }

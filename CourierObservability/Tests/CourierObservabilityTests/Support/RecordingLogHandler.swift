@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 
+@testable import CourierObservability
+
 /// A swift-log handler that keeps every entry in memory, for tests.
 struct RecordingLogHandler: LogHandler {
     struct Entry: Sendable {

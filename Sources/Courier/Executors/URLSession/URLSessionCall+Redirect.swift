@@ -14,7 +14,7 @@ import Foundation
 /// hop: the policy was asked (hop number, limit, `https` → `http`), credentials are removed when the origin
 /// changes, and the deadline and cancellation cover every task of the call. A one-shot stream is never sent twice:
 /// the redirect is the response. On Apple platforms URLSession sends the body again itself
-/// (``urlSession(_:task:needNewBodyStream:)``).
+/// (``URLSessionCall/newBodyStream(_:)``).
 extension URLSessionCall {
     /// Whether `hop` repeats the method and the body (`307`, `308`).
     static func repeatsBody(_ hop: RedirectHop) -> Bool {
@@ -73,7 +73,7 @@ extension URLSessionCall {
     private func startHop(_ next: URLRequest) {
         guard let session = state.withLock({ $0.session }) else { return }
         let task = makeTask(next, body: request.body, on: session, complete: completionHandler)
-        task.delegate = self
+        task.delegate = TaskEvents(self)
         let started = state.withLock { state -> Bool in
             guard !state.finished else { return false }
             state.task = task

@@ -51,7 +51,7 @@ import Foundation
             }
             guard let (urlRequest, session) = next else { return }
             let task = makeTask(urlRequest, body: request.body, on: session, complete: nil)
-            task.delegate = self
+            task.delegate = TaskEvents(self)
             let started = state.withLock { state -> Bool in
                 guard case .stream = state.sink, !stream.isCancelled else { return false }
                 state.streamTask = task
@@ -90,10 +90,7 @@ import Foundation
             if continues { return .allow }
             let problem =
                 "a \(response.statusCode) response that does not continue the stream at \(received) bytes"
-            stream.finish(
-                throwing: APIError(
-                    .transport(.other), endpoint: request.endpoint, request: request,
-                    underlyingError: DownloadProblem(description: problem)))
+            stream.finish(throwing: transportFailure(DownloadProblem(description: problem)))
             state.withLock { $0.sink = .memory }
             return .cancel
         }

@@ -14,17 +14,8 @@ import Foundation
 /// the task until its reader catches up — on Linux, where a task cannot be paused, a response that can be
 /// resumed is cancelled and asked for again from where the reader is, see ``StreamResumption``). Bytes sent and
 /// received go to the request's ``APIRequest/progress``.
-final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Client, Sendable {
+final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     typealias Outcome = (ResponseBody, HTTPURLResponse)
-
-    /// Why Courier stopped a call before its task completed.
-    enum Stop {
-        case cancelled
-        case timedOut
-        case tooLarge
-        case redirectRefused(RedirectRefusal, APIResponse)
-        case failed(APIError)
-    }
 
     /// Where the body of the response goes, once its head has arrived.
     enum Sink {
@@ -39,7 +30,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         var sink = Sink.memory
         /// The size of the body (for a resumed download, of the whole file), when known.
         var expected: Int64?
-        var stop: Stop?
+        /// Why Courier stopped the call before its task completed, once it did.
+        var stop: ExecutorStop?
         var finished = false
         var body = Data()
         var received = 0
@@ -136,7 +128,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         _ continuation: CheckedContinuation<Outcome, any Error>
     ) {
         let task = makeTask(urlRequest, body: request.body, on: session, complete: completionHandler)
-        task.delegate = self
+        task.delegate = TaskEvents(self)
         var keep = false
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if case .stream = request.responseDelivery.kind, request.method == .get { keep = true }
@@ -190,7 +182,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     }
 
     /// Ends the call with `reason` unless it already ended: resumes the caller at once, then cancels the task.
-    private func stop(_ reason: Stop, cancellingTask: Bool = true) {
+    private func stop(_ reason: ExecutorStop, cancellingTask: Bool = true) {
         let ended = state.withLock {
             state -> (URLSessionDataTask?, CheckedContinuation<Outcome, any Error>?, Sink)? in
             guard !state.finished, state.stop == nil else { return nil }
@@ -221,24 +213,15 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         DispatchQueue.global().async { task.cancel() }
     }
 
-    private func error(for reason: Stop) -> APIError {
-        switch reason {
-        case .cancelled:
-            APIError(
-                .transport(.cancelled), endpoint: request.endpoint, request: request,
-                underlyingError: CancellationError())
-        case .timedOut:
-            APIError(
-                .transport(.timedOut), endpoint: request.endpoint, request: request,
-                underlyingError: URLError(.timedOut))
-        case .tooLarge:
-            APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
-        case .redirectRefused(let refusal, let response):
-            APIError(
-                .transport(.redirectRefused(refusal)), endpoint: request.endpoint, request: request, response: response)
-        case .failed(let error):
-            error
-        }
+    /// The error of a call stopped for `reason` (the mapping every executor of this repository shares).
+    private func error(for reason: ExecutorStop) -> APIError {
+        reason.error(for: request)
+    }
+
+    /// The error of a call that the executor's own work failed (a file it could not write, a response that does
+    /// not continue a download): ``APIError/TransportProblem/other`` over `underlying`.
+    func transportFailure(_ underlying: any Error) -> APIError {
+        APIError(.transport(.other), endpoint: request.endpoint, request: request, underlyingError: underlying)
     }
 
     // MARK: - Completion
@@ -339,17 +322,16 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         }
         // A session with its own delegate hands over the whole body at the end: check the limit here.
         if body.count > request.maxResponseBytes {
-            return .failure(self.error(for: .tooLarge))
+            return .failure(self.error(for: .responseTooLarge))
         }
         return .success((body, response))
     }
 
     // MARK: - Task events
 
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
+    /// The head of `dataTask`'s response arrived.
+    func received(
+        _ response: URLResponse, of dataTask: URLSessionDataTask,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
@@ -382,7 +364,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         if http.expectedContentLength > request.maxResponseBytes, !bodiless,
             let length = Self.declaredLength(of: http), length > request.maxResponseBytes
         {
-            stop(.tooLarge)
+            stop(.responseTooLarge)
             completionHandler(.cancel)
             return
         }
@@ -407,11 +389,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
             guard offset > 0, let range, range.start == offset else {
                 let problem = "a 206 response whose Content-Range does not continue the file at \(offset)"
-                stop(
-                    .failed(
-                        APIError(
-                            .transport(.other), endpoint: request.endpoint, request: request,
-                            underlyingError: DownloadProblem(description: problem))))
+                stop(.failed(transportFailure(DownloadProblem(description: problem))))
                 return .cancel
             }
             start = offset
@@ -443,11 +421,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             request.progress?.reportReceived(start, expected: expected)
             return .allow
         } catch {
-            stop(
-                .failed(
-                    APIError(
-                        .transport(.other), endpoint: request.endpoint, request: request,
-                        underlyingError: error)))
+            stop(.failed(transportFailure(error)))
             return .cancel
         }
     }
@@ -487,7 +461,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         caller.resume(returning: (.stream(stream), response))
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    /// Bytes of `dataTask`'s response body arrived.
+    func received(_ data: Data, from dataTask: URLSessionDataTask) {
         let limit = request.maxResponseBytes
         var data = data
         let (sink, tooLarge, received, expected) = state.withLock { state -> (Sink?, Bool, Int, Int64?) in
@@ -517,7 +492,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                 return (nil, false, state.received, state.expected)
             }
         }
-        if tooLarge { return stop(.tooLarge) }
+        if tooLarge { return stop(.responseTooLarge) }
         guard received >= 0 else { return }
         request.progress?.reportReceived(Int64(received), expected: expected)
         switch sink {
@@ -525,11 +500,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
             do {
                 try handle.write(contentsOf: data)
             } catch {
-                stop(
-                    .failed(
-                        APIError(
-                            .transport(.other), endpoint: request.endpoint, request: request,
-                            underlyingError: error)))
+                stop(.failed(transportFailure(error)))
             }
         case .stream(let stream)?:
             let underWindow = stream.yield(data)
@@ -541,7 +512,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
                 if !underWindow, stream.unreadBytes > Self.pauseBytes, pause(dataTask, stream) { return }
                 if !underWindow, stream.unreadBytes > request.maxResponseBytes {
                     stream.finish(
-                        throwing: APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request))
+                        throwing: error(for: .responseTooLarge))
                     DispatchQueue.global().async { dataTask.cancel() }
                 }
             #else
@@ -556,13 +527,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         }
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        didSendBodyData bytesSent: Int64,
-        totalBytesSent: Int64,
-        totalBytesExpectedToSend: Int64
-    ) {
+    /// The task sent `totalBytesSent` bytes of the body so far, of `totalBytesExpectedToSend` (0 when unknown).
+    func sentBody(_ totalBytesSent: Int64, of totalBytesExpectedToSend: Int64) {
         // The body knows its size; FoundationNetworking says 0 for a body it reads from a stream.
         let expected =
             request.body.count.map(Int64.init) ?? (totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
@@ -572,7 +538,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+    /// The task's metrics, once it ended.
+    func collected(_ metrics: URLSessionTaskMetrics) {
         // Apple platforms; FoundationNetworking does not collect metrics (the timeline has the head and the end).
         guard let recorder = request.recorder, recorder.recordsEvents, let last = metrics.transactionMetrics.last
         else { return }
@@ -581,11 +548,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         recorder.record(.connection, detail: detail)
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest: URLRequest,
+    /// `task` got a redirect `response` that URLSession would follow with `newRequest`.
+    func redirecting(
+        _ task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let (number, resuming) = state.withLock { state -> (Int, Bool) in
@@ -628,7 +593,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         case .fail(let refusal):
             let redirect = APIResponse(statusCode: response.statusCode, headers: headers, url: from, request: request)
             // The task finishes on its own with the redirect response, which nobody waits for any more.
-            stop(.redirectRefused(refusal, redirect), cancellingTask: false)
+            stop(.redirectRefused(refusal, response: redirect), cancellingTask: false)
             completionHandler(nil)
         }
     }
@@ -636,11 +601,7 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
     /// A new stream over the request's body, for a request URLSession sends again with its body (a `307`/`308`
     /// redirect, an authentication challenge): a replayable body is read again from its start; a one-shot stream
     /// gets none.
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
-    ) {
+    func newBodyStream(_ completionHandler: @escaping @Sendable (InputStream?) -> Void) {
         guard request.body.isReplayable, !request.body.isInMemory else { return completionHandler(nil) }
         completionHandler(
             Self.inputStream(reading: BodyReader(request.body)) { [weak self] error in self?.bodyFailed(error) })
@@ -654,10 +615,9 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         }
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        didReceive challenge: URLAuthenticationChallenge,
+    /// `task` got an authentication challenge.
+    func challenged(
+        _ task: URLSessionTask, by challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let method = challenge.protectionSpace.authenticationMethod
@@ -682,7 +642,8 @@ final class URLSessionCall: NSObject, URLSessionDataDelegate, DeadlineClock.Clie
         #endif
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    /// `task` ended, with `error` if it failed.
+    func completed(_ task: URLSessionTask, error: (any Error)?) {
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
         // The end of a task cancelled to pause a stream is not the stream's.

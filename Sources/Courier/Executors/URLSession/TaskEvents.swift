@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The URLSession delegate of ``URLSessionExecutor``'s calls: the one place its delegate methods are written,
+/// each handing its event to the ``URLSessionCall`` of the task.
+///
+/// Every task's own delegate is a `TaskEvents` for its call; Apple platforms report every task event there. On
+/// Linux, FoundationNetworking reports most task events only to the session's delegate (redirects go to the
+/// task's own): a session that ``URLSessionExecutor`` creates there has a `TaskEvents` without a call, which
+/// finds the call through the task's own delegate. No registry and no lock: the task carries its call.
+final class TaskEvents: NSObject, URLSessionDataDelegate, Sendable {
+    /// The call of the task this delegate belongs to; `nil` for a session's delegate.
+    private let call: URLSessionCall?
+
+    /// The delegate of a task of `call`, or (without one) of a session.
+    init(_ call: URLSessionCall? = nil) {
+        self.call = call
+    }
+
+    /// The call `task` belongs to: this delegate's own, else the one its task delegate names.
+    private func call(of task: URLSessionTask) -> URLSessionCall? {
+        call ?? (task.delegate as? TaskEvents)?.call
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let call = call(of: dataTask) else { return completionHandler(.allow) }
+        call.received(response, of: dataTask, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        call(of: dataTask)?.received(data, from: dataTask)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let call = call(of: task) else { return completionHandler(request) }
+        call.redirecting(task, response: response, newRequest: request, completionHandler: completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        guard let call = call(of: task) else { return completionHandler(nil) }
+        call.newBodyStream(completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let call = call(of: task) else { return completionHandler(.cancelAuthenticationChallenge, nil) }
+        call.challenged(task, by: challenge, completionHandler: completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        call(of: task)?.sentBody(totalBytesSent, of: totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        call(of: task)?.collected(metrics)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        call(of: task)?.completed(task, error: error)
+    }
+}
