@@ -108,6 +108,16 @@ extension API where Parameter == Void {
         try await request(with: (), progress: progress, using: configuration, decoder: decoder)
     }
 
+    /// Calls the endpoint and returns the decoded value with the response's status and headers.
+    /// - Throws: ``APIError``.
+    public func request<Value: Decodable>(
+        progress: TransferProgress? = nil,
+        using configuration: APIConfiguration? = nil,
+        decoder: (any ResponseDecoder)? = nil
+    ) async throws(APIError) -> DecodedResponse<Value> {
+        try await request(with: (), progress: progress, using: configuration, decoder: decoder)
+    }
+
     /// Calls the endpoint and returns the raw response; discard it when only success matters.
     /// - Throws: ``APIError``.
     @discardableResult
