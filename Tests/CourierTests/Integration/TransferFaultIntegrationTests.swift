@@ -288,9 +288,8 @@ struct TransferFaultIntegrationTests {
 
     @Test("A download dripping past its deadline: .timedOut with the deadline, complete with an idle timeout")
     func dripPastDeadline() async throws {
-        // 12 bytes, one a second: about 12 s in all, more than twice the 5 s timeout. On Linux, FoundationNetworking's
-        // own timer (the request's timeout, reset by every byte) also runs while the idle timeout (8 s) does: the
-        // parallel suites of a CI run starved the delivery of bytes for over 3 s when the timeout was 3 s.
+        // 12 bytes, one a second: about 12 s in all, more than twice the 5 s timeout, with an idle timeout (8 s) wide
+        // enough for the parallel suites of a CI run, which starved the delivery of bytes for over 3 s.
         let configuration = try FaultServer.configuration(timeout: .seconds(5))
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -305,6 +304,22 @@ struct TransferFaultIntegrationTests {
         #expect(deadline?.reason == .transport(.timedOut), "got \(String(describing: deadline))")
         #expect(response.statusCode == 200)
         #expect(try Data(contentsOf: destination) == Data(repeating: UInt8(ascii: "."), count: 12))
+    }
+
+    @Test("A download whose pauses are longer than the call's timeout and shorter than its idle timeout completes")
+    func pausesLongerThanTheTimeout() async throws {
+        // 3 bytes, 3 s apart, a 2 s timeout and a 7 s idle timeout. URLSession's own idle timer (on Linux,
+        // FoundationNetworking's, reset by every byte) must run as long as the idle timeout, not the timeout.
+        let configuration = try FaultServer.configuration(timeout: .seconds(2))
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("pauses.txt")
+
+        let response = try await GET<Void>("/slow-body?bytes=3&interval=3").download(
+            to: destination, idleTimeout: .seconds(7), using: configuration)
+
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == Data(repeating: UInt8(ascii: "."), count: 3))
     }
 
     @Test("A download that stalls fails with .timedOut under its idle timeout, long before the call's timeout")

@@ -125,8 +125,10 @@ public struct URLSessionExecutor: APIExecutor {
         #endif
         var urlRequest = request.urlRequest
         // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
-        // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`.
-        urlRequest.timeoutInterval = Self.idleTimeout(request.timeout)
+        // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`, and so is the idle
+        // timeout of a stream or a download that has one (URLSession's must not fire before it: the longer one).
+        let idle = request.responseDelivery.idleTimeout.map { max($0, request.timeout) } ?? request.timeout
+        urlRequest.timeoutInterval = Self.idleTimeout(idle)
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
