@@ -90,7 +90,6 @@ extension API {
         decoder: (any ResponseDecoder)? = nil
     ) -> CacheThenNetworkSequence<Output> {
         let configuration = configuration ?? .current
-        let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
         return CacheThenNetworkSequence(
             cached: {
                 guard configuration.cache != nil else { return nil }
@@ -102,14 +101,17 @@ extension API {
                 } catch let error as APIError where error.reason == .notCached {
                     return nil
                 }
-                let value = try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
+                // The call's decoder: its own, else the one its request resolved.
+                let chosen = response.request.resolvedOptions(for: configuration).decoder(forCall: decoder)
+                let value = try ResponseDecoding.decode(Output.self, from: response, decoder: chosen)
                 return (value, response.cacheHit?.age ?? 0)
             },
             network: {
                 let response = try await ResponseCache.$pass.withValue(.network) {
                     try await self.request(with: parameter, using: configuration) as APIResponse
                 }
-                return try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
+                let chosen = response.request.resolvedOptions(for: configuration).decoder(forCall: decoder)
+                return try ResponseDecoding.decode(Output.self, from: response, decoder: chosen)
             }
         )
     }

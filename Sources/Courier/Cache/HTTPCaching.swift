@@ -169,7 +169,7 @@ enum HTTPCaching {
             hasher.update(field: request.method.rawValue)
             hasher.update(
                 field: policy.ignoredQueryItems.isEmpty
-                    ? urlText : url(request.url, ignoring: policy.ignoredQueryItems))
+                    ? urlText : url(of: request, ignoring: policy.ignoredQueryItems))
         }
         switch request.body.count {
         case 0?: hasher.update(field: "")
@@ -192,8 +192,9 @@ enum HTTPCaching {
         if let cookies, !cookies.isEmpty { credentials.append(("cookie (session)", cookies)) }
         // A credential in the query: a secret name, or a name the request marks (an API key an auth plugin
         // appended as `key`, a name in the configuration's `sensitiveNames`).
-        if urlText.utf8.contains(UInt8(ascii: "?")) {
-            for item in EncodedQuery(request.url).items {
+        let query = request.encodedQuery
+        if !query.isEmpty {
+            for item in query.items {
                 let name = item.decodedName
                 guard
                     SensitiveData.isSensitiveKey(name)
@@ -220,12 +221,11 @@ enum HTTPCaching {
     }
 
     /// The URL as text, without the ignored query items.
-    private static func url(_ url: URL, ignoring ignored: Set<String>) -> String {
-        guard !ignored.isEmpty else { return url.absoluteString }
-        var query = EncodedQuery(url)
+    private static func url(of request: APIRequest, ignoring ignored: Set<String>) -> String {
+        var query = request.encodedQuery
         let count = query.items.count
         query.items.removeAll { ignored.contains($0.decodedName) }
-        guard query.items.count != count else { return url.absoluteString }
-        return query.replacingQuery(of: url)?.absoluteString ?? url.absoluteString
+        guard query.items.count != count else { return request.url.absoluteString }
+        return request.target.replacingQuery(with: query)?.url.absoluteString ?? request.url.absoluteString
     }
 }

@@ -92,7 +92,7 @@ public final class ResponseCache: Sendable {
 
     /// The policy for `request`: its endpoint's `.cache` tag, else ``defaultPolicy``.
     public func policy(for request: APIRequest) -> CachePolicy {
-        request.endpoint.tags[CachePolicyKey.self] ?? defaultPolicy
+        ResolvedOptions.cachePolicy(of: request.endpoint, in: self)
     }
 
     /// The key of `request` under its policy; `nil` when it cannot be cached (a body that is not in memory).

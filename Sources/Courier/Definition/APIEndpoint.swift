@@ -16,10 +16,10 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
         let template: PathTemplate
         /// The path with the secrets a declared URL holds (user info, secret query values) masked.
         let printablePath: String
-        /// The URL last built for a template without placeholders and a call without query parameters, with
+        /// The target last built for a template without placeholders and a call without query parameters, with
         /// the base URL text it was built on: such a URL is the same on every call, and parsing it is the
         /// largest single cost of building a request.
-        let fixedURL = LockedBox<(base: String?, url: URL)?>(nil)
+        let fixedTarget = LockedBox<(base: String?, target: RequestTarget)?>(nil)
 
         init(method: HTTPMethod, path: String, options: EndpointOptions) {
             self.method = method
@@ -46,14 +46,14 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
 
     var template: PathTemplate { storage.template }
 
-    /// The URL of a fixed template on `base`, if built before (see `Storage.fixedURL`).
-    func fixedURL(on base: String?) -> URL? {
-        storage.fixedURL.withLock { entry in entry.flatMap { $0.base == base ? $0.url : nil } }
+    /// The target of a fixed template on `base`, if built before (see `Storage.fixedTarget`).
+    func fixedTarget(on base: String?) -> RequestTarget? {
+        storage.fixedTarget.withLock { entry in entry.flatMap { $0.base == base ? $0.target : nil } }
     }
 
-    /// Remembers `url` as the URL of this fixed template on `base`.
-    func rememberFixedURL(_ url: URL, on base: String?) {
-        storage.fixedURL.value = (base, url)
+    /// Remembers `target` as the target of this fixed template on `base`.
+    func rememberFixedTarget(_ target: RequestTarget, on base: String?) {
+        storage.fixedTarget.value = (base, target)
     }
 
     /// Creates an endpoint description. Endpoints are normally declared with ``API`` (`@GET`, `@POST`, …).

@@ -15,8 +15,9 @@ struct PathTemplate: Sendable {
     let parts: [Part]
     /// The names of every placeholder, in order.
     let names: [String]
-    /// The query written in the path after `?`, without the `?`, kept as written.
-    let staticQuery: Substring?
+    /// The query written in the path after `?`, as items, percent-encoded once here (characters a query may hold
+    /// kept as written); empty when the path has none.
+    let staticQuery: EncodedQuery
     /// Whether the path is an absolute URL (`https://…`) that ignores the base URL.
     let isAbsolute: Bool
     /// Whether the template could be parsed.
@@ -32,12 +33,14 @@ struct PathTemplate: Sendable {
         if let hash = pathPart.firstIndex(of: "#") {
             pathPart = pathPart[..<hash]
         }
+        var query: Substring?
         if let question = pathPart.firstIndex(of: "?") {
-            staticQuery = pathPart[pathPart.index(after: question)...]
+            query = pathPart[pathPart.index(after: question)...]
             pathPart = pathPart[..<question]
-        } else {
-            staticQuery = nil
         }
+        // The author's own text: read into items once, here.
+        staticQuery = EncodedQuery(
+            parsing: Substring(query.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""))
         isAbsolute = Self.hasScheme(pathPart)
 
         var parts: [Part] = []
@@ -84,7 +87,7 @@ struct PathTemplate: Sendable {
         if name != nil { valid = false }
         // A `%` must start an escape: `URL(string:)` fails on a stray one and re-encodes the whole URL,
         // every value's escapes included (`a%20b` → `a%2520b`).
-        if !Self.hasValidEscapes(pathPart) || !Self.hasValidEscapes(staticQuery ?? "") { valid = false }
+        if !Self.hasValidEscapes(pathPart) || !Self.hasValidEscapes(query ?? "") { valid = false }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         // Literals are encoded once here rather than on every call.
         parts = parts.map { part in

@@ -81,7 +81,15 @@ public struct ParameterEncodingContext: Sendable {
 /// What a `ParameterEncoder` produced: a query string to append, or a body and its content type.
 public struct EncodedParameters: Sendable {
     /// Percent-encoded `name=value` pairs joined with `&`, appended to the URL's query; `nil` for none.
-    public var query: String?
+    ///
+    /// The request keeps its query as items: a query set here is read into items once (split on `&`, names from
+    /// values on the first `=`), and Courier's own query encoder hands its items over without writing this text.
+    public var query: String? {
+        get { queryItems.map(\.text) }
+        set { queryItems = newValue.map { EncodedQuery(parsing: Substring($0)) } }
+    }
+    /// The query as items; `nil` for none.
+    var queryItems: EncodedQuery?
     /// The body.
     public var body: RequestBody
     /// The body's `Content-Type`, set unless a header already sets one.
@@ -89,7 +97,7 @@ public struct EncodedParameters: Sendable {
 
     /// Creates an outcome; by default nothing at all.
     public init(query: String? = nil, body: RequestBody = .empty, contentType: String? = nil) {
-        self.query = query
+        self.queryItems = query.map { EncodedQuery(parsing: Substring($0)) }
         self.body = body
         self.contentType = contentType
     }
@@ -115,16 +123,24 @@ public struct EncodableParameters: Sendable {
     let content: Content
     /// Names already taken (path placeholders, query names): skipped.
     let excluded: [String]
+    /// The only top-level names taken, when not `nil` (an encoding's ``ParameterEncoding/queryNames``).
+    let included: [String]?
 
-    init(_ content: Content, excluding excluded: [String]) {
+    init(_ content: Content, excluding excluded: [String], only included: [String]? = nil) {
         self.content = content
         self.excluded = excluded
+        self.included = included
+    }
+
+    /// Whether the top-level name `name` is one of these parameters.
+    private func takes(_ name: String) -> Bool {
+        (excluded.isEmpty || !excluded.contains(name)) && (included.map { $0.contains(name) } ?? true)
     }
 
     /// Whether nothing is left: no named value (other than `nil` ones), an empty list. A model is never empty.
     public var isEmpty: Bool {
         switch content {
-        case .named(let named): !named.contains { $0.1 != nil && !excluded.contains($0.0) }
+        case .named(let named): !named.contains { $0.1 != nil && takes($0.0) }
         case .list(let list): list.isEmpty
         case .model: false
         }
@@ -134,7 +150,7 @@ public struct EncodableParameters: Sendable {
     public var namedValues: [(name: String, value: any Encodable & Sendable)] {
         guard case .named(let named) = content else { return [] }
         return named.compactMap { name, value in
-            guard let value, !excluded.contains(name) else { return nil }
+            guard let value, takes(name) else { return nil }
             return (name, value)
         }
     }
@@ -163,7 +179,7 @@ public struct EncodableParameters: Sendable {
     func add<Pairs: ParameterPairs>(to pairs: inout Pairs) throws {
         switch content {
         case .named(let named):
-            for case (let name, let value?) in named where excluded.isEmpty || !excluded.contains(name) {
+            for case (let name, let value?) in named where takes(name) {
                 // The common scalar types skip ParameterValue; the text is the same.
                 if let text = value as? String {
                     pairs.add(name, text: text)
@@ -181,7 +197,7 @@ public struct EncodableParameters: Sendable {
             guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
                 throw RequestProblemError(.unsupportedParameters)
             }
-            for member in members where !excluded.contains(member.key) {
+            for member in members where takes(member.key) {
                 try pairs.add(member.key, member.value)
             }
         }
@@ -239,12 +255,22 @@ struct QueryParameterEncoder: ParameterEncoder {
     /// `false`: the query string is not a body.
     var writesBody: Bool { false }
 
-    /// Writes the parameters as `name=value` pairs.
+    /// Writes the parameters as `name=value` items.
     func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
-        if case .named(let named) = parameters.content, named.isEmpty { return .none }
-        var pairs = QueryEncoder(options: context.options, spaceAsPlus: false, capacity: 64)
+        let query = try Self.query(of: parameters, options: context.options)
+        guard !query.isEmpty else { return .none }
+        var encoded = EncodedParameters()
+        encoded.queryItems = query
+        return encoded
+    }
+
+    /// `parameters` as query items: the one writer of a request's query from parameters (the query encoding, and
+    /// the names a body encoding sends in the query).
+    static func query(of parameters: EncodableParameters, options: ParameterEncodingOptions) throws -> EncodedQuery {
+        if case .named(let named) = parameters.content, named.isEmpty { return EncodedQuery() }
+        var pairs = QueryEncoder(options: options, spaceAsPlus: false, capacity: 8)
         try parameters.add(to: &pairs)
-        return pairs.isEmpty ? .none : EncodedParameters(query: pairs.text)
+        return pairs.query
     }
 }
 
@@ -256,9 +282,9 @@ struct FormParameterEncoder: ParameterEncoder {
 
     /// Writes the parameters as a form body.
     func encode(_ parameters: EncodableParameters, context: ParameterEncodingContext) throws -> EncodedParameters {
-        var pairs = QueryEncoder(options: context.options, spaceAsPlus: true, capacity: 64)
+        var pairs = QueryEncoder(options: context.options, spaceAsPlus: true, capacity: 8)
         try parameters.add(to: &pairs)
-        return pairs.isEmpty ? .none : .body(.data(Data(pairs.bytes)), contentType: Self.contentType)
+        return pairs.isEmpty ? .none : .body(.data(Data(pairs.query.text.utf8)), contentType: Self.contentType)
     }
 
     static let contentType = "application/x-www-form-urlencoded; charset=utf-8"

@@ -4,7 +4,8 @@ import Foundation
 struct PlacedParameters {
     /// The text of each path placeholder, first value wins; a list, as templates have few placeholders.
     private var pathValues: [(name: String, text: PathTemplate.Value)] = []
-    private(set) var query: String?
+    /// The query items the parameters make (``QueryParameterEncoder/query(of:options:)``, the one writer).
+    private(set) var query = EncodedQuery()
     private(set) var body = RequestBody.empty
     private(set) var contentType: String?
 
@@ -23,49 +24,39 @@ struct PlacedParameters {
             throw RequestProblemError(.mixedParameters)
         case .body(let body, let contentType, let named):
             try takePathValues(named, pathNames, options)
-            var pairs = QueryEncoder(options: options, spaceAsPlus: false)
-            try EncodableParameters(.named(named), excluding: pathNames).add(to: &pairs)
-            if !pairs.isEmpty { query = pairs.text }
+            query = try QueryParameterEncoder.query(
+                of: EncodableParameters(.named(named), excluding: pathNames), options: options)
             self.body = body
             self.contentType = contentType
         case .named(let named):
             guard try takePathValues(named, pathNames, options) else { return }
             if !queryNames.isEmpty {
-                var pairs = QueryEncoder(options: options, spaceAsPlus: false)
-                for case (let name, let value?) in named where queryNames.contains(name) && !pathNames.contains(name) {
-                    if let delimited = value as? DelimitedValue {
-                        pairs.add(name, delimited: delimited)
-                    } else {
-                        try pairs.add(name, try ParameterValue.make(from: value, depth: 1))
-                    }
-                }
-                if !pairs.isEmpty { query = pairs.text }
+                query = try QueryParameterEncoder.query(
+                    of: EncodableParameters(.named(named), excluding: pathNames, only: queryNames), options: options)
             }
             try encode(EncodableParameters(.named(named), excluding: pathNames + queryNames), encoding, context)
         case .list(let list):
             guard !list.isEmpty else { return }
             try encode(EncodableParameters(.list(list), excluding: []), encoding, context)
         case .model(let model):
-            if !pathNames.isEmpty || !queryNames.isEmpty {
+            if !pathNames.isEmpty {
                 // The tree encoder checks depth and NaN, so the encoders below meet a safe model.
                 guard case .object(let members) = try ParameterValue.make(from: model, depth: 0) else {
                     throw RequestProblemError(.unsupportedParameters)
                 }
-                var pairs = QueryEncoder(options: options, spaceAsPlus: false)
-                for member in members {
-                    if pathNames.contains(member.key) {
-                        guard member.value != .null else { continue }
-                        let text = PathTemplate.Value.text(try Self.pathText(member.key, member.value, options))
-                        if let index = pathValues.firstIndex(where: { $0.name == member.key }) {
-                            pathValues[index].text = text
-                        } else {
-                            pathValues.append((member.key, text))
-                        }
-                    } else if queryNames.contains(member.key) {
-                        try pairs.add(member.key, member.value)
+                for member in members where pathNames.contains(member.key) {
+                    guard member.value != .null else { continue }
+                    let text = PathTemplate.Value.text(try Self.pathText(member.key, member.value, options))
+                    if let index = pathValues.firstIndex(where: { $0.name == member.key }) {
+                        pathValues[index].text = text
+                    } else {
+                        pathValues.append((member.key, text))
                     }
                 }
-                if !pairs.isEmpty { query = pairs.text }
+            }
+            if !queryNames.isEmpty {
+                query = try QueryParameterEncoder.query(
+                    of: EncodableParameters(.model(model), excluding: pathNames, only: queryNames), options: options)
             }
             try encode(EncodableParameters(.model(model), excluding: pathNames + queryNames), encoding, context)
         }
@@ -101,9 +92,7 @@ struct PlacedParameters {
         _ context: ParameterEncodingContext
     ) throws {
         let encoded = try encoding.encoder.encode(parameters, context: context)
-        if let encodedQuery = encoded.query, !encodedQuery.isEmpty {
-            query = query.map { $0 + "&" + encodedQuery } ?? encodedQuery
-        }
+        if let encodedQuery = encoded.queryItems { query.append(encodedQuery) }
         if encoded.body.storage != .empty || encoded.contentType != nil {
             body = encoded.body
             contentType = encoded.contentType

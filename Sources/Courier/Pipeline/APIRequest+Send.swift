@@ -65,7 +65,7 @@ extension APIRequest {
     ) async throws(APIError) -> Output {
         do {
             let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
-            let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+            let decoder = resolvedOptions(for: configuration).decoder(forCall: decoder)
             let output = try ResponseDecoding.decode(Output.self, from: response, decoder: decoder)
             recorder?.decoded(response, request: self)
             return output
@@ -79,7 +79,7 @@ extension APIRequest {
     ) async throws(APIError) -> DecodedResponse<Value> {
         do {
             let response = try await CallExecution.execute(self, configuration: configuration, decoder: decoder)
-            let decoder = ResponseDecoding.decoder(decoder, for: endpoint, configuration: configuration)
+            let decoder = resolvedOptions(for: configuration).decoder(forCall: decoder)
             let value: Value = try ResponseDecoding.decode(Value.self, from: response, decoder: decoder)
             recorder?.decoded(response, request: self)
             return DecodedResponse(value: value, response: response)

@@ -1,7 +1,7 @@
 /// The call pipeline: every call form (`request(with:)`, `download`, `stream`, `APIRequest.send()`)
 /// hands its built request to ``execute(_:configuration:)``, which runs
 ///
-///     executor support check → plugins (configuration's, then the endpoint's)
+///     resolved options → executor support check → plugins (configuration's, then the endpoint's)
 ///       → transport stages (the response cache) → executor → status validation
 ///
 /// and the typed call forms then decode with ``ResponseDecoding``.
@@ -25,11 +25,11 @@ enum CallExecution {
     {
         // What the executor cannot do fails here, before any I/O (never a silent fallback to memory).
         try configuration.executor.checkSupport(for: request)
+        let options = request.resolvedOptions(for: configuration)
         let response: APIResponse
         do {
             if Task.isCancelled { throw CancellationError() }
-            let endpointPlugins = request.endpoint.plugins
-            let plugins = endpointPlugins.isEmpty ? configuration.plugins : configuration.plugins + endpointPlugins
+            let plugins = options.plugins
             let executor = transport(for: configuration)
             // Without plugins the executor is called here: one async frame less on every such call.
             response =
@@ -39,7 +39,7 @@ enum CallExecution {
         } catch {
             throw APIError.wrapping(error, request: request)
         }
-        try validateStatus(of: response, for: request, configuration: configuration, decoder: decoder)
+        try validateStatus(of: response, for: request, options: options, decoder: decoder)
         return response
     }
 
@@ -52,14 +52,13 @@ enum CallExecution {
         return executor
     }
 
-    /// Throws ``APIError/Reason/unacceptableStatus(_:)`` unless the endpoint (else the configuration)
-    /// accepts the response's status.
+    /// Throws ``APIError/Reason/unacceptableStatus(_:)`` unless the call's resolved options accept the response's
+    /// status.
     static func validateStatus(
-        of response: APIResponse, for request: APIRequest, configuration: APIConfiguration,
+        of response: APIResponse, for request: APIRequest, options: ResolvedOptions,
         decoder: (any ResponseDecoder)? = nil
     ) throws(APIError) {
-        let acceptable = request.endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-        guard acceptable.contains(response.statusCode) else {
+        guard options.acceptableStatusCodes.contains(response.statusCode) else {
             var error = APIError(
                 .unacceptableStatus(APIError.StatusCategory(statusCode: response.statusCode)),
                 endpoint: request.endpoint,
@@ -67,7 +66,7 @@ enum CallExecution {
                 response: response
             )
             // An error body is not inside the success envelope: decode it with the key-path decoder's base.
-            let resolved = ResponseDecoding.decoder(decoder, for: request.endpoint, configuration: configuration)
+            let resolved = options.decoder(forCall: decoder)
             error.responseDecoder = (resolved as? KeyPathResponseDecoder)?.base ?? resolved
             throw error
         }

@@ -43,15 +43,9 @@ public struct NextPage<Page>: Sendable {
     public static func cursor(as name: String, _ cursor: @escaping @Sendable (Page) -> String?) -> NextPage {
         NextPage { page, sent in
             guard let value = cursor(page.value), !value.isEmpty else { return nil }
-            var query = EncodedQuery(sent.url)
-            query.items.removeAll { $0.decodedName == name }
-            query.items.append(
-                EncodedQuery.Item(
-                    name: Substring(PercentEncoding.encode(name, allowing: .unreserved)),
-                    value: Substring(PercentEncoding.encode(value, allowing: .unreserved))))
-            guard let url = query.replacingQuery(of: sent.url) else { return nil }
             var next = sent
-            next.url = url
+            next.encodedQuery.items.removeAll { $0.decodedName == name }
+            next.encodedQuery.items.append(EncodedQuery.Item(name: name, value: value))
             return next
         }
     }

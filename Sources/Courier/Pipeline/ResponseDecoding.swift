@@ -17,37 +17,6 @@ extension Optional: OptionalResult where Wrapped: Decodable {
 
 /// The decoding step of the typed call forms.
 enum ResponseDecoding {
-    /// The decoder a call uses: its own `decoder:` argument, else the endpoint's, else the configuration's
-    /// ``APIConfiguration/responseDecoder``. A key-path decoder without a base decodes the envelope with the next
-    /// decoder in that order.
-    static func decoder(
-        _ callDecoder: (any ResponseDecoder)?, for endpoint: APIEndpoint, configuration: APIConfiguration
-    ) -> any ResponseDecoder {
-        resolve(from: 0, callDecoder, endpoint, configuration)
-    }
-
-    /// The first decoder named at `level` or after (0: the call, 1: the endpoint), with the next one as the base
-    /// of a key-path decoder that has none; else the configuration's, which is always complete (see
-    /// ``completed(_:)``), so the common call, which names no decoder, casts nothing. No array of candidates: this
-    /// runs on every call.
-    private static func resolve(
-        from level: Int, _ callDecoder: (any ResponseDecoder)?, _ endpoint: APIEndpoint,
-        _ configuration: APIConfiguration
-    ) -> any ResponseDecoder {
-        var level = level
-        while level < 2 {
-            let candidate = level == 0 ? callDecoder : endpoint.decoder
-            level += 1
-            guard let chosen = candidate else { continue }
-            if let keyed = chosen as? KeyPathResponseDecoder, keyed.base == nil {
-                return KeyPathResponseDecoder(
-                    keys: keyed.keys, base: resolve(from: level, callDecoder, endpoint, configuration))
-            }
-            return chosen
-        }
-        return configuration.responseDecoder
-    }
-
     /// `decoder`, or for a key-path decoder without a base (`.at("data")`) the same keys over JSON: what the
     /// configuration stores, decided once when it is set.
     static func completed(_ decoder: any ResponseDecoder) -> any ResponseDecoder {

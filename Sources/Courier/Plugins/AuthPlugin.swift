@@ -47,7 +47,7 @@ public struct AuthPlugin: APIPlugin {
             request.headers[name] = header
             request.sensitiveNames.insert(name)
         case .query(let name):
-            request.url = request.url.appendingQueryItem(name, credential)
+            request.encodedQuery.items.append(EncodedQuery.Item(name: name, value: credential))
             // Whatever its name (Google's `key`, say), the item is then redacted wherever the request is printed.
             request.sensitiveNames.insert(HTTPHeaderName(rawValue: name))
         }
@@ -80,22 +80,5 @@ extension APIPlugin where Self == AuthPlugin {
     /// An API key sent as the query item `queryItem`, appended to the request's query.
     public static func apiKey(_ key: String, queryItem: String) -> AuthPlugin {
         AuthPlugin(.query(queryItem), value: { key })
-    }
-}
-
-extension URL {
-    /// The URL with `name=value` appended to its query, both RFC 3986 percent-encoded.
-    func appendingQueryItem(_ name: String, _ value: String) -> URL {
-        var text = absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        text +=
-            separator + PercentEncoding.encode(name, allowing: .unreserved) + "="
-            + PercentEncoding.encode(value, allowing: .unreserved) + fragment
-        return URL(string: text) ?? self
     }
 }

@@ -82,7 +82,7 @@ public struct LoggingPlugin: APIPlugin {
         // parse of the body to find) are needed when headers, bodies or cURL are printed.
         let redactor = Redactor(
             request: request, collectingSecrets: options.includeHeaders || options.includeBodies || options.includeCURL)
-        let url = redactor.url(request.url)
+        let url = redactor.url(of: request)
         var entry = "→ \(request.method) \(url)"
         if options.includeHeaders { entry += redactor.headerLines(request.headers) }
         if options.includeBodies {

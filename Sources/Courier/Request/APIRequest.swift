@@ -11,8 +11,16 @@ import Foundation
 public struct APIRequest: Sendable {
     /// The method.
     public var method: HTTPMethod
-    /// The full URL, percent-encoded.
-    public var url: URL
+    /// The full URL, percent-encoded, built once from its parts (the base URL, the path and ``queryItems``).
+    ///
+    /// Setting it replaces the whole URL, its query included: ``queryItems`` are then the ones of the URL you set
+    /// (the next page from a `Link` header, say). To add or change a query item, change ``queryItems``.
+    public var url: URL {
+        get { target.url }
+        set { target = RequestTarget(url: newValue) }
+    }
+    /// The URL and, when Courier built it, its parts: the query stays items from the encoder to the executor.
+    var target: RequestTarget
     /// The header fields.
     public var headers: HTTPHeaders
     /// The body.
@@ -46,6 +54,9 @@ public struct APIRequest: Sendable {
         get { watchers?.recorder }
         set { watchers = CallWatchers.make(progress: watchers?.progress, recorder: newValue) }
     }
+    /// The call's settings, resolved from the endpoint and the configuration when the request was built; `nil` for
+    /// a request built by hand (see `resolvedOptions(for:)`).
+    var resolved: ResolvedOptions? = nil
     /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
     /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
     private var watchers: CallWatchers? = nil
@@ -62,8 +73,26 @@ public struct APIRequest: Sendable {
         sensitiveNames: Set<HTTPHeaderName> = [],
         endpoint: APIEndpoint
     ) {
+        self.init(
+            method: method, target: RequestTarget(url: url), headers: headers, body: body, timeout: timeout,
+            redirectPolicy: redirectPolicy, maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
+            endpoint: endpoint)
+    }
+
+    /// A request to `target` (Courier's own requests, whose URL keeps its parts).
+    init(
+        method: HTTPMethod,
+        target: RequestTarget,
+        headers: HTTPHeaders,
+        body: RequestBody,
+        timeout: Duration,
+        redirectPolicy: RedirectPolicy,
+        maxResponseBytes: Int,
+        sensitiveNames: Set<HTTPHeaderName>,
+        endpoint: APIEndpoint
+    ) {
         self.method = method
-        self.url = url
+        self.target = target
         self.headers = headers
         self.body = body
         self.timeout = timeout
@@ -73,9 +102,30 @@ public struct APIRequest: Sendable {
         self.endpoint = endpoint
     }
 
-    /// The query items of ``url``, in order, decoded.
+    /// The query items of ``url``, in order, percent-decoded.
+    ///
+    /// Settable: a plugin adds, replaces or removes a query item here, and the request rebuilds its URL from the
+    /// items. Names and values are percent-encoded with the query rule (every byte outside `A-Z a-z 0-9 - . _ ~`);
+    /// an item that stays as it was, at the same position, keeps its encoding.
+    ///
+    /// ```swift
+    /// request.queryItems.append(URLQueryItem(name: "locale", value: "de-CH"))
+    /// ```
     public var queryItems: [URLQueryItem] {
-        EncodedQuery(url).items.map { URLQueryItem(name: $0.decodedName, value: $0.decodedValue) }
+        get { target.query.decodedItems }
+        set {
+            let current = target.query
+            encodedQuery = current.replacing(with: newValue)
+        }
+    }
+
+    /// The query's items, percent-encoded: what the cache key, the redactor and pagination read and change.
+    /// Setting it rebuilds ``url`` from its parts.
+    var encodedQuery: EncodedQuery {
+        get { target.query }
+        set {
+            if let changed = target.replacingQuery(with: newValue) { target = changed }
+        }
     }
 
     /// The request as a `URLRequest`, with an in-memory body set as `httpBody`; a file, stream or multipart body

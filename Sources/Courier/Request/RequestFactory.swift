@@ -15,21 +15,18 @@ enum RequestFactory {
 
         let template = endpoint.template
         guard template.isValid else { throw fail(.malformedPathTemplate) }
-        let encoding = endpoint.effectiveEncoding
+        // The one resolution of the call's options (endpoint over configuration); everything below reads it.
+        let resolved = ResolvedOptions(endpoint: endpoint, configuration: configuration)
+        let encoding = resolved.encoding
         if encoding.writesBody, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
-        let options = encoding.options ?? configuration.parameterOptions
 
-        let base = try baseURL(for: endpoint, configuration: configuration)
+        let base = try resolved.baseURL(for: endpoint)
 
-        // Split the parameters into path values, query names and the rest, which the encoder writes.
+        // Split the parameters into path values, query items and the rest, which the encoder writes.
         let placed: PlacedParameters
         do {
             let context = ParameterEncodingContext(
-                endpoint: endpoint,
-                options: options,
-                jsonEncoder: encoding.options.map { configuration.encoder.coder.writingDates($0.dates) }
-                    ?? configuration.encoder.coder
-            )
+                endpoint: endpoint, options: resolved.parameterOptions, jsonEncoder: resolved.jsonEncoder)
             placed = try PlacedParameters(parameters, pathNames: template.names, encoding: encoding, context: context)
         } catch let error as RequestProblemError {
             throw fail(error.problem)
@@ -40,10 +37,10 @@ enum RequestFactory {
         if !placed.body.checkReadable() { throw fail(.unreadableBody) }
 
         // A fixed template without query parameters makes the same URL on every call on the same base.
-        let isFixed = template.isFixed && (placed.query ?? "").isEmpty
-        let url: URL
-        if isFixed, let known = endpoint.fixedURL(on: base) {
-            url = known
+        let isFixed = template.isFixed && placed.query.isEmpty
+        let target: RequestTarget
+        if isFixed, let known = endpoint.fixedTarget(on: base) {
+            target = known
         } else {
             var path: [UInt8] = []
             do {
@@ -57,21 +54,16 @@ enum RequestFactory {
                 throw fail(
                     error.problem, MissingPathValueHint(error.problem, parameters: parameters, template: template))
             }
-            var query =
-                template.staticQuery.map { PercentEncoding.encode(String($0), allowing: .queryLiteral) } ?? ""
-            if let parameterQuery = placed.query, !parameterQuery.isEmpty {
-                query = query.isEmpty ? parameterQuery : query + "&" + parameterQuery
-            }
-            guard let joined = URLJoiner.join(base: base, path: path, isAbsolute: template.isAbsolute, query: query)
-            else {
+            var query = template.staticQuery
+            query.append(placed.query)
+            guard let joined = URLJoiner.join(base: base, path: path, query: query) else {
                 throw fail(.invalidURL)
             }
-            if isFixed { endpoint.rememberFixedURL(joined, on: base) }
-            url = joined
+            if isFixed { endpoint.rememberFixedTarget(joined, on: base) }
+            target = joined
         }
 
-        var headers = configuration.headers
-        headers.merge(endpoint.headers)
+        var headers = resolved.headers
         if let parameterHeaders { headers.merge(parameterHeaders) }
         // RFC 6265: one `Cookie` field, its pairs separated by `; ` (two fields would reach the wire joined by `,`).
         if headers.count > 1, let cookies = headers.repeatedCookies { headers[.cookie] = cookies }
@@ -84,45 +76,18 @@ enum RequestFactory {
 
         var request = APIRequest(
             method: endpoint.method,
-            url: url,
+            target: target,
             headers: headers,
             body: placed.body,
-            timeout: endpoint.timeout ?? configuration.timeout,
-            redirectPolicy: endpoint.redirectPolicy ?? configuration.redirectPolicy,
-            maxResponseBytes: endpoint.maxResponseBytes ?? configuration.maxResponseBytes,
+            timeout: resolved.timeout,
+            redirectPolicy: resolved.redirectPolicy,
+            maxResponseBytes: resolved.maxResponseBytes,
             sensitiveNames: configuration.sensitiveNames,
             endpoint: endpoint
         )
+        request.resolved = resolved
         request.progress = progress
         return request
-    }
-
-    /// The base URL's text, or `nil` when the path is absolute.
-    private static func baseURL(
-        for endpoint: APIEndpoint,
-        configuration: APIConfiguration
-    ) throws(APIError) -> String? {
-        if endpoint.template.isAbsolute { return nil }
-        let base: URL?
-        if let declared = endpoint.baseURL {
-            base = declared
-        } else if let host = endpoint.host {
-            guard let url = configuration.hosts[host] else {
-                throw APIError(.invalidRequest(.unknownHost(host)), endpoint: endpoint)
-            }
-            base = url
-        } else {
-            // The configuration checked its base URL once, when it was set.
-            if let text = configuration.baseURLText { return text }
-            guard let url = configuration.baseURL else {
-                throw APIError(.invalidRequest(.missingBaseURL), endpoint: endpoint)
-            }
-            base = url
-        }
-        guard let base, let text = baseText(of: base) else {
-            throw APIError(.invalidRequest(.invalidBaseURL), endpoint: endpoint)
-        }
-        return text
     }
 
     /// The text of `base` when it can be a base URL (it has a scheme and a host), else `nil`.
@@ -174,59 +139,59 @@ enum RequestFactory {
 /// Appends an endpoint path to a base URL.
 enum URLJoiner {
     /// Joins `base` and `path` by appending (`https://h/api/v2` + `/users` → `https://h/api/v2/users`)
-    /// whatever the slashes; a `nil` base means `path` is an absolute URL. The base URL's own query comes
-    /// first, then `query`. Fragments are dropped.
-    static func join(base: String?, path: [UInt8], isAbsolute: Bool, query: String) -> URL? {
+    /// whatever the slashes; a `nil` base means `path` is an absolute URL. The base URL's own query items come
+    /// first, then `query`'s. Fragments are dropped.
+    static func join(base: String?, path: [UInt8], query: EncodedQuery) -> RequestTarget? {
         var query = query
-        let text: String
-        if var base {
-            text = base.withUTF8 { base in
-                path.withUnsafeBufferPointer { path in
-                    query.withUTF8 { query in assemble(base: base, path: path, query: query) }
+        let joined = path.withUnsafeBufferPointer { path in
+            guard var base else { return assemble(base: nil, path: path, query: query) }
+            return base.withUTF8 { base in
+                // The base URL's own query came from the user: read into items, in front of the call's.
+                if let baseQuery = queryRange(of: base), !baseQuery.isEmpty {
+                    var items = EncodedQuery(
+                        parsing: Substring(
+                            decoding: UnsafeBufferPointer(rebasing: base[baseQuery]), as: UTF8.self))
+                    items.append(query)
+                    query = items
                 }
-            }
-        } else {
-            text = path.withUnsafeBufferPointer { path in
-                query.withUTF8 { query in assemble(base: nil, path: path, query: query) }
+                return assemble(base: base, path: path, query: query)
             }
         }
-        return URL(string: text)
+        return RequestTarget.make(text: joined.text, headCount: joined.headCount, query: query)
     }
 
-    /// The joined text, written straight into one string. Byte-wise: the base comes from
-    /// `URL.absoluteString` and the path is percent-encoded, so both are ASCII, and `/`, `?` and `#` always
-    /// stand for themselves.
+    /// The range of `base`'s query, after its `?` and before any `#`; `nil` when it has none.
+    private static func queryRange(of base: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
+        guard let question = base[..<end].firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return (question + 1)..<end
+    }
+
+    /// The joined text, written straight into one string, and the length in bytes of the part before the query.
+    /// Byte-wise: the base comes from `URL.absoluteString`, the path and the query are percent-encoded, so all are
+    /// ASCII, and `/`, `?` and `#` always stand for themselves.
     private static func assemble(
         base: UnsafeBufferPointer<UInt8>?,
         path: UnsafeBufferPointer<UInt8>,
-        query: UnsafeBufferPointer<UInt8>
-    ) -> String {
+        query: EncodedQuery
+    ) -> (text: String, headCount: Int) {
         var head = 0..<0
-        var baseQuery = 0..<0
         var pathStart = 0
         var slash = false
         if let base {
             var end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
-            if let question = base[..<end].firstIndex(of: UInt8(ascii: "?")) {
-                baseQuery = (question + 1)..<end
-                end = question
-            }
+            if let question = base[..<end].firstIndex(of: UInt8(ascii: "?")) { end = question }
             while end > 0, base[end - 1] == UInt8(ascii: "/") { end -= 1 }
             head = 0..<end
             pathStart = path.firstIndex { $0 != UInt8(ascii: "/") } ?? path.count
             slash = !path.isEmpty
         }
-        let hasQuery = !baseQuery.isEmpty || !query.isEmpty
-        let bothQueries = !baseQuery.isEmpty && !query.isEmpty
-        let count =
-            head.count + (slash ? 1 : 0) + (path.count - pathStart) + (hasQuery ? 1 : 0) + baseQuery.count
-            + (bothQueries ? 1 : 0) + query.count
-        return String(unsafeUninitializedCapacity: count) { output in
+        let headCount = head.count + (slash ? 1 : 0) + (path.count - pathStart)
+        let count = headCount + (query.isEmpty ? 0 : 1 + query.utf8Count)
+        let text = String(unsafeUninitializedCapacity: count) { output in
             var written = 0
-            func put(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
-                guard !bytes.isEmpty, let source = UnsafeBufferPointer(rebasing: bytes).baseAddress,
-                    let target = output.baseAddress
-                else { return }
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                guard !bytes.isEmpty, let source = bytes.baseAddress, let target = output.baseAddress else { return }
                 (target + written).initialize(from: source, count: bytes.count)
                 written += bytes.count
             }
@@ -234,14 +199,19 @@ enum URLJoiner {
                 output[written] = byte
                 written += 1
             }
-            if let base { put(base[head]) }
+            if let base { put(UnsafeBufferPointer(rebasing: base[head])) }
             if slash { put(UInt8(ascii: "/")) }
-            put(path[pathStart...])
-            if hasQuery { put(UInt8(ascii: "?")) }
-            if let base { put(base[baseQuery]) }
-            if bothQueries { put(UInt8(ascii: "&")) }
-            put(query[...])
+            put(UnsafeBufferPointer(rebasing: path[pathStart...]))
+            if !query.isEmpty {
+                put(UInt8(ascii: "?"))
+                query.write {
+                    put($0)
+                } separator: {
+                    put($0)
+                }
+            }
             return written
         }
+        return (text, headCount)
     }
 }

@@ -14,7 +14,7 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
     /// `POST https://api.example.com/login?api_key=*** (body: 27 bytes, application/json)`.
     public var description: String {
         let redactor = Redactor(request: self, collectingSecrets: false)
-        var text = "\(method) \(redactor.url(url))"
+        var text = "\(method) \(redactor.url(of: self))"
         if !body.isEmpty { text += " (body: \(bodySummary))" }
         return text
     }
@@ -23,7 +23,7 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
     public var debugDescription: String {
         let redactor = Redactor(request: self, collectingSecrets: false)
         let fields = headers.map { "\($0.name): \(redactor.headerValue($0))" }.joined(separator: ", ")
-        return "APIRequest(\(method) \(redactor.url(url)), headers: [\(fields)], body: \(bodySummary), "
+        return "APIRequest(\(method) \(redactor.url(of: self)), headers: [\(fields)], body: \(bodySummary), "
             + "endpoint: \(endpoint))"
     }
 
@@ -34,7 +34,8 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
         return Mirror(
             self,
             children: [
-                "method": method, "url": redactor.url(url), "headers": redactor.headers(headers), "body": bodySummary,
+                "method": method, "url": redactor.url(of: self), "headers": redactor.headers(headers),
+                "body": bodySummary,
                 "timeout": timeout, "redirectPolicy": redirectPolicy, "maxResponseBytes": maxResponseBytes,
                 "sensitiveNames": sensitiveNames.map(\.rawValue).sorted(), "endpoint": endpoint.description,
             ],
@@ -51,7 +52,7 @@ extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, Cus
     public func debugDetails(revealingSecrets: Bool = false) -> String {
         let redactor = Redactor(request: self, collectingSecrets: !revealingSecrets)
         var lines = [
-            "\(method) \(revealingSecrets ? url.absoluteString : redactor.url(url))",
+            "\(method) \(revealingSecrets ? url.absoluteString : redactor.url(of: self))",
             "endpoint: \(revealingSecrets ? "\(endpoint.method.rawValue) \(endpoint.path)" : endpoint.description)",
         ]
         lines += headers.map { "\($0.name): \(revealingSecrets ? $0.value : redactor.headerValue($0))" }

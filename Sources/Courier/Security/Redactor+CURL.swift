@@ -12,7 +12,7 @@ extension Redactor {
     func curl(_ request: APIRequest, maxBodyBytes: Int) -> String {
         let method = request.method.rawValue
         let plain = !method.isEmpty && method.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-        var parts = ["curl", "-X", plain ? method : Self.shellQuoted(method), Self.shellQuoted(url(request.url))]
+        var parts = ["curl", "-X", plain ? method : Self.shellQuoted(method), Self.shellQuoted(url(of: request))]
         for field in request.headers {
             parts += ["-H", Self.shellQuoted("\(field.name.rawValue): \(headerValue(field))")]
         }

@@ -156,9 +156,9 @@ struct Redactor {
         {
             found += [components.percentEncodedUser, components.percentEncodedPassword].compactMap { $0 }
         }
-        for item in EncodedQuery(request.url).items {
+        for item in request.encodedQuery.items {
             if let value = item.value, isSecretKey(item.decodedName) {
-                found.append(String(value))
+                found.append(value)
             }
         }
         if let data = request.body.data, !data.isEmpty {
@@ -373,6 +373,27 @@ struct Redactor {
         }
         guard changed else { return url.absoluteString }
         return components.string ?? Self.maskingQuery(url.absoluteString)
+    }
+
+    /// The URL of `request` as ``url(_:)`` prints it, its query masked item by item from the request's items (the
+    /// URL's text before the query is masked as ``url(_:)`` masks it). A URL the user assigned is read as text.
+    func url(of request: APIRequest) -> String {
+        let query = request.encodedQuery
+        guard !query.isEmpty, let head = request.target.head else { return url(request.url) }
+        let printedHead = URL(string: String(head)).map { url($0) } ?? Self.maskingQuery(String(head))
+        return printedHead + "?" + redacting(query)
+    }
+
+    /// The query with the values of secret items masked: `a=1&password=***`.
+    func redacting(_ query: EncodedQuery) -> String {
+        var masked = query
+        for index in masked.items.indices {
+            let item = masked.items[index]
+            if item.value != nil, isSecretKey(Self.decoded(item.name, plusAsSpace: false)) {
+                masked.items[index].value = Self.mask
+            }
+        }
+        return masked.text
     }
 
     /// `a=1&password=x` → `a=1&password=***`, for query strings, fragments and form bodies.

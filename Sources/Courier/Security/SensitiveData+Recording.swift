@@ -13,16 +13,19 @@ extension SensitiveData {
     /// through the masks.
     public struct Recording: Sendable {
         private let redactor: Redactor
+        /// The request whose URL ``url(_:)`` masks from its query items.
+        private let request: APIRequest
 
         /// Masks the secrets of `request` (as the plugins sent it, credentials added) and of its response;
         /// `additionalKeys` names more secret headers, query items and body keys.
         public init(request: APIRequest, additionalKeys: Set<String> = []) {
             self.redactor = Redactor(request: request, additionalKeys: additionalKeys)
+            self.request = request
         }
 
         /// `url` as text, its user info, secret query items and secret path parameters masked.
         public func url(_ url: URL) -> String {
-            redactor.url(url)
+            url == request.url ? redactor.url(of: request) : redactor.url(url)
         }
 
         /// `headers` with the values of secret headers masked and the request's secrets masked in the others.

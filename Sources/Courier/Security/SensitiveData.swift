@@ -99,7 +99,8 @@ public enum SensitiveData {
     /// `url` as ``redacted(_:)`` prints it, with the names `request` marks secret
     /// (``APIRequest/sensitiveNames``, such as an API key's query item) masked too.
     public static func redacted(_ url: URL, for request: APIRequest) -> String {
-        Redactor(request: request, collectingSecrets: false).url(url)
+        let redactor = Redactor(request: request, collectingSecrets: false)
+        return url == request.url ? redactor.url(of: request) : redactor.url(url)
     }
 
     /// `name` lowercased, without `_`, `-`, `.` and spaces.

@@ -1,10 +1,11 @@
+import CourierTesting
 import Foundation
 import Testing
 
 @testable import Courier
 
-/// The one reader and writer of query strings (issue 22, item 8): `APIRequest.queryItems`, the cache key, the
-/// redactor and pagination read the items through it.
+/// A request's query as items (issue 36, part 2): built from the parameters as items, kept as items to the
+/// executor; text is read into items only where it comes from outside Courier (a URL the user assigns).
 struct EncodedQueryTests {
     /// URLs whose decoded items must equal what `URLComponents` reads.
     static let urls = [
@@ -25,7 +26,7 @@ struct EncodedQueryTests {
     func decodedItemsMatchURLComponents(_ text: String) throws {
         let url = try #require(URL(string: text))
         let expected = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        let items = EncodedQuery(url).items.map { URLQueryItem(name: $0.decodedName, value: $0.decodedValue) }
+        let items = RequestTarget(url: url).query.decodedItems
         #expect(items == expected)
     }
 
@@ -36,7 +37,7 @@ struct EncodedQueryTests {
         ("https://h/p", ""),
     ])
     func textIsTheQueryAsWritten(_ text: String, _ query: String) throws {
-        #expect(EncodedQuery(try #require(URL(string: text))).text == query)
+        #expect(RequestTarget(url: try #require(URL(string: text))).query.text == query)
     }
 
     @Test(arguments: [
@@ -46,26 +47,77 @@ struct EncodedQueryTests {
         ("https://h/p?%61=1&b=2", ["a"], "https://h/p?b=2"),
     ])
     func removingItemsRewritesOnlyTheQuery(_ text: String, _ removed: [String], _ expected: String) throws {
-        let url = try #require(URL(string: text))
-        var query = EncodedQuery(url)
+        let target = RequestTarget(url: try #require(URL(string: text)))
+        var query = target.query
         query.items.removeAll { removed.contains($0.decodedName) }
-        #expect(query.replacingQuery(of: url)?.absoluteString == expected)
+        #expect(target.replacingQuery(with: query)?.url.absoluteString == expected)
     }
 
     @Test func addingAnItemToAURLWithoutAQuery() throws {
-        let url = try #require(URL(string: "https://h/p#frag"))
-        var query = EncodedQuery(url)
-        query.items.append(EncodedQuery.Item(name: "cursor", value: "x%2Fy"))
-        #expect(query.replacingQuery(of: url)?.absoluteString == "https://h/p?cursor=x%2Fy#frag")
+        let target = RequestTarget(url: try #require(URL(string: "https://h/p#frag")))
+        var query = target.query
+        query.items.append(EncodedQuery.Item(encodedName: "cursor", encodedValue: "x%2Fy"))
+        #expect(target.replacingQuery(with: query)?.url.absoluteString == "https://h/p?cursor=x%2Fy#frag")
     }
 
-    /// A plugin that edits `url` is seen by `queryItems`: the items are read from the URL the request holds now.
-    @Test func queryItemsFollowAnEditedURL() throws {
+    /// A URL the user assigns replaces the query: `queryItems` are then the ones of that URL.
+    @Test func queryItemsFollowAnAssignedURL() throws {
         let endpoint = GET<String>(wrappedValue: .init { ["q": $0] }, "/search")
         var request = try endpoint.makeRequest(
             with: "a b", using: APIConfiguration(baseURL: URL(string: "https://api.example.com?v=2")))
         #expect(request.queryItems == [URLQueryItem(name: "v", value: "2"), URLQueryItem(name: "q", value: "a b")])
         request.url = try #require(URL(string: request.url.absoluteString + "&key=k"))
         #expect(request.queryItems.map(\.name) == ["v", "q", "key"])
+    }
+
+    /// A built request keeps its query as the items it was built from, and its URL is written from them.
+    @Test func aBuiltRequestKeepsItsItems() throws {
+        let endpoint = GET<String>(wrappedValue: .init { ["q": $0, "n": 2] }, "/search?static=a,b")
+        let request = try endpoint.makeRequest(
+            with: "a&b", using: APIConfiguration(baseURL: URL(string: "https://api.example.com/v1?v=2")))
+        #expect(request.target.head == "https://api.example.com/v1/search")
+        #expect(
+            request.encodedQuery.items == [
+                EncodedQuery.Item(encodedName: "v", encodedValue: "2"),
+                EncodedQuery.Item(encodedName: "static", encodedValue: "a,b"),
+                EncodedQuery.Item(encodedName: "q", encodedValue: "a%26b"),
+                EncodedQuery.Item(encodedName: "n", encodedValue: "2"),
+            ])
+        #expect(request.url.absoluteString == "https://api.example.com/v1/search?v=2&static=a,b&q=a%26b&n=2")
+    }
+
+    /// Setting `queryItems` rebuilds the URL from the items: new ones are encoded with the query rule, unchanged ones
+    /// keep their encoding (the static query's `,`), a removed one goes.
+    @Test(arguments: [
+        (
+            [("static", "a,b"), ("q", "x"), ("locale", "de CH")],
+            "https://h/p?static=a,b&q=x&locale=de%20CH"
+        ),
+        ([("q", "x")], "https://h/p?q=x"),
+        ([], "https://h/p"),
+        ([("static", "a,b"), ("q", "x/y&z")], "https://h/p?static=a,b&q=x%2Fy%26z"),
+    ])
+    func settingQueryItemsRebuildsTheURL(_ items: [(String, String)], _ expected: String) throws {
+        let endpoint = GET<String>(wrappedValue: .init { ["q": $0] }, "/p?static=a,b")
+        var request = try endpoint.makeRequest(with: "x", using: APIConfiguration(baseURL: URL(string: "https://h")))
+        request.queryItems = items.map { URLQueryItem(name: $0.0, value: $0.1) }
+        #expect(request.url.absoluteString == expected)
+        #expect(request.queryItems == items.map { URLQueryItem(name: $0.0, value: $0.1) })
+    }
+
+    /// A plugin adds a query item through the request's API; the URL the executor sends holds it, encoded.
+    @Test func aPluginAddsAQueryItem() async throws {
+        struct Locale: APIPlugin {
+            func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
+                var request = request
+                request.queryItems.append(URLQueryItem(name: "locale", value: "de CH"))
+                return try await next(request)
+            }
+        }
+        let stub = StubExecutor().stubEverything(with: .status(200))
+        let configuration = APIConfiguration(baseURL: URL(string: "https://h"), executor: stub, plugins: [Locale()])
+        let endpoint = GET<String>(wrappedValue: .init { ["q": $0] }, "/p")
+        _ = try await endpoint.request(with: "a b", using: configuration) as APIResponse
+        #expect(stub.requests.map(\.url.absoluteString) == ["https://h/p?q=a%20b&locale=de%20CH"])
     }
 }
