@@ -168,9 +168,6 @@ public struct APIConfiguration: Sendable {
         }
     }
 
-    /// Whether `other` is this configuration, unchanged (the same box of fields; a changed copy has a box of its own).
-    func isSame(as other: APIConfiguration) -> Bool { storage === other.storage }
-
     /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
     var baseURLText: String? { storage.fields.baseURLText }
 

@@ -39,6 +39,11 @@ public struct APIEndpoint: Sendable, CustomStringConvertible {
     /// The endpoint's settings: headers, host, encoding, timeout, tags, plugins, ….
     public var options: EndpointOptions { storage.options }
 
+    /// The endpoint's settings, read in place (``options`` returns a copy, one retain per stored reference).
+    var declaredOptions: EndpointOptions {
+        _read { yield storage.options }
+    }
+
     /// One of the endpoint's ``options``, read as its own property (`endpoint.tags`, `endpoint.timeout`).
     public subscript<Value>(dynamicMember keyPath: KeyPath<EndpointOptions, Value>) -> Value {
         storage.options[keyPath: keyPath]

@@ -53,9 +53,13 @@ enum PercentEncoding {
     /// Encodes every byte of `text` that `allowing` does not contain; with `spaceAsPlus`, a space
     /// becomes `+` (the `application/x-www-form-urlencoded` rule).
     static func encode(_ text: String, allowing allowed: Allowed, spaceAsPlus: Bool = false) -> String {
-        var output = ""
-        append(text, allowing: allowed, spaceAsPlus: spaceAsPlus, to: &output)
-        return output
+        var text = text
+        // Most names and values need no escape: the text itself, without building a copy.
+        let clean = text.withUTF8 { bytes in bytes.allSatisfy(allowed.contains) }
+        if clean { return text }
+        var bytes: [UInt8] = []
+        append(text, allowing: allowed, spaceAsPlus: spaceAsPlus, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `text` to `output`, encoded as ``encode(_:allowing:spaceAsPlus:)`` does.

@@ -12,7 +12,7 @@ struct QueryEncoder: ParameterPairs {
     init(options: ParameterEncodingOptions, spaceAsPlus: Bool, capacity: Int = 0) {
         self.options = options
         self.spaceAsPlus = spaceAsPlus
-        query.items.reserveCapacity(capacity)
+        query.reserveCapacity(items: capacity, bytes: capacity * 16)
     }
 
     /// Whether no pair was added.
@@ -20,29 +20,38 @@ struct QueryEncoder: ParameterPairs {
 
     /// Adds a string without going through ``ParameterValue``.
     mutating func add(_ name: String, text: String) {
-        append(name, PercentEncoding.encode(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus))
+        let spaceAsPlus = spaceAsPlus
+        append(name) { bytes in
+            PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
+        }
     }
 
     /// Each element is encoded on its own, so a `,` inside one is `%2C`; only the separators are `,`.
     mutating func add(_ name: String, commaSeparated texts: [String]) {
-        var value = ""
-        for (index, text) in texts.enumerated() {
-            if index > 0 { value += "," }
-            PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &value)
+        let spaceAsPlus = spaceAsPlus
+        append(name) { bytes in
+            for (index, text) in texts.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                PercentEncoding.append(text, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
+            }
         }
-        append(name, value)
     }
 
     /// The values are encoded (a space as `+` in a form body), the delimiters kept.
     mutating func add(_ name: String, delimited value: DelimitedValue) {
-        append(name, value.encoded(spaceAsPlus: spaceAsPlus))
+        let encoded = value.encoded(spaceAsPlus: spaceAsPlus)
+        append(name) { bytes in bytes.append(contentsOf: encoded.utf8) }
     }
 
-    /// Appends the item of `name`, encoded here, and `value`, already encoded.
-    private mutating func append(_ name: String, _ value: String) {
-        query.items.append(
-            EncodedQuery.Item(
-                encodedName: PercentEncoding.encode(name, allowing: .unreserved, spaceAsPlus: spaceAsPlus),
-                encodedValue: value))
+    /// Appends the item of `name`, encoded here, with the value `value` writes, straight into the query's buffer.
+    private mutating func append(_ name: String, value: (inout [UInt8]) -> Void) {
+        let spaceAsPlus = spaceAsPlus
+        query.appendItem { bytes in
+            PercentEncoding.append(name, allowing: .unreserved, spaceAsPlus: spaceAsPlus, to: &bytes)
+            return bytes.count
+        } value: { bytes in
+            value(&bytes)
+            return true
+        }
     }
 }

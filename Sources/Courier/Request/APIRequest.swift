@@ -54,9 +54,6 @@ public struct APIRequest: Sendable {
         get { watchers?.recorder }
         set { watchers = CallWatchers.make(progress: watchers?.progress, recorder: newValue) }
     }
-    /// The call's settings, resolved from the endpoint and the configuration when the request was built; `nil` for
-    /// a request built by hand (see `resolvedOptions(for:)`).
-    var resolved: ResolvedOptions? = nil
     /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
     /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
     private var watchers: CallWatchers? = nil

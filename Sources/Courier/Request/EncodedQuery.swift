@@ -35,71 +35,112 @@ struct EncodedQuery: Sendable, Equatable {
         var decodedValue: String? { value.map(EncodedQuery.decoded) }
     }
 
-    /// The items in order.
-    var items: [Item]
+    /// Where each item lies in ``bytes``, recorded as it is written (never found by splitting the text).
+    struct Mark: Equatable {
+        /// The end of the name.
+        var nameEnd: Int
+        /// The end of the item; a value lies between `nameEnd + 1` and here when `hasValue`.
+        var end: Int
+        /// Whether the item has a value (`name=value`, `name=`), not only a name.
+        var hasValue: Bool
+    }
+
+    /// The items as they go on the wire, joined with `&`: one buffer, as cheap to keep and copy as the text.
+    private(set) var bytes: [UInt8] = []
+    /// Each item's place in ``bytes``, in order.
+    private(set) var marks: [Mark] = []
+
+    /// An empty query.
+    init() {}
 
     /// A query of `items`.
-    init(_ items: [Item] = []) {
+    init(_ items: [Item]) {
         self.items = items
     }
 
     /// The items of a query string that came from outside Courier (without its `?`).
     init(parsing query: Substring) {
-        items =
-            query.isEmpty
-            ? []
-            : query.split(separator: "&", omittingEmptySubsequences: false).map { piece in
-                if let equals = piece.firstIndex(of: "=") {
-                    return Item(
-                        encodedName: String(piece[..<equals]),
-                        encodedValue: String(piece[piece.index(after: equals)...]))
-                }
-                return Item(encodedName: String(piece), encodedValue: nil)
+        guard !query.isEmpty else { return }
+        for piece in query.split(separator: "&", omittingEmptySubsequences: false) {
+            if let equals = piece.firstIndex(of: "=") {
+                append(encodedName: piece[..<equals].utf8, encodedValue: piece[piece.index(after: equals)...].utf8)
+            } else {
+                append(encodedName: piece.utf8, encodedValue: nil as Substring.UTF8View?)
             }
+        }
+    }
+
+    /// The items in order; setting them rewrites the query.
+    var items: [Item] {
+        get {
+            marks.indices.map { index in
+                let mark = marks[index]
+                let start = index == 0 ? 0 : marks[index - 1].end + 1
+                return Item(
+                    encodedName: String(decoding: bytes[start..<mark.nameEnd], as: UTF8.self),
+                    encodedValue: mark.hasValue
+                        ? String(decoding: bytes[(mark.nameEnd + 1)..<mark.end], as: UTF8.self) : nil)
+            }
+        }
+        set {
+            bytes = []
+            marks = []
+            for item in newValue { append(encodedName: item.name.utf8, encodedValue: item.value?.utf8) }
+        }
     }
 
     /// Whether there is no item.
-    var isEmpty: Bool { items.isEmpty }
+    var isEmpty: Bool { marks.isEmpty }
+
+    /// Reserves room for `count` items.
+    mutating func reserveCapacity(items count: Int, bytes byteCount: Int) {
+        marks.reserveCapacity(count)
+        bytes.reserveCapacity(byteCount)
+    }
+
+    /// Appends one item, its name and value already percent-encoded.
+    mutating func append(encodedName name: some Collection<UInt8>, encodedValue value: (some Collection<UInt8>)?) {
+        appendItem { bytes in
+            bytes.append(contentsOf: name)
+            return bytes.count
+        } value: { bytes in
+            guard let value else { return false }
+            bytes.append(contentsOf: value)
+            return true
+        }
+    }
+
+    /// Appends one item written in place: `name` writes the encoded name to the buffer and returns where it ends;
+    /// `value` writes the encoded value (after the `=` written here) and returns whether there is one.
+    mutating func appendItem(
+        name: (inout [UInt8]) -> Int, value: (inout [UInt8]) -> Bool
+    ) {
+        if !marks.isEmpty { bytes.append(UInt8(ascii: "&")) }
+        let nameEnd = name(&bytes)
+        bytes.append(UInt8(ascii: "="))
+        let hasValue = value(&bytes)
+        if !hasValue { bytes.removeLast() }
+        marks.append(Mark(nameEnd: nameEnd, end: bytes.count, hasValue: hasValue))
+    }
 
     /// Appends the items of `other`.
     mutating func append(_ other: EncodedQuery) {
-        if items.isEmpty { items = other.items } else { items += other.items }
+        guard !other.isEmpty else { return }
+        guard !isEmpty else {
+            self = other
+            return
+        }
+        bytes.append(UInt8(ascii: "&"))
+        let offset = bytes.count
+        bytes += other.bytes
+        marks += other.marks.map { Mark(nameEnd: $0.nameEnd + offset, end: $0.end + offset, hasValue: $0.hasValue) }
     }
 
     /// The query string: the items joined with `&`, without a `?`.
-    var text: String {
-        var text = ""
-        text.reserveCapacity(utf8Count)
-        for (index, item) in items.enumerated() {
-            if index > 0 { text += "&" }
-            text += item.name
-            if let value = item.value {
-                text += "="
-                text += value
-            }
-        }
-        return text
-    }
-
-    /// Hands ``text`` over piece by piece: the UTF-8 bytes of each name and value, and the `=` and `&` between them.
-    func write(_ bytes: (UnsafeBufferPointer<UInt8>) -> Void, separator: (UInt8) -> Void) {
-        for (index, item) in items.enumerated() {
-            if index > 0 { separator(UInt8(ascii: "&")) }
-            var name = item.name
-            name.withUTF8(bytes)
-            if var value = item.value {
-                separator(UInt8(ascii: "="))
-                value.withUTF8(bytes)
-            }
-        }
-    }
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The length of ``text`` in UTF-8 bytes.
-    var utf8Count: Int {
-        var count = items.isEmpty ? 0 : items.count - 1
-        for item in items { count += item.name.utf8.count + (item.value.map { $0.utf8.count + 1 } ?? 0) }
-        return count
-    }
+    var utf8Count: Int { bytes.count }
 
     /// The items with `URLQueryItem`'s names and values: percent-decoded.
     var decodedItems: [URLQueryItem] {

@@ -20,13 +20,14 @@ enum RequestFactory {
         let encoding = resolved.encoding
         if encoding.writesBody, !endpoint.method.allowsRequestBody { throw fail(.bodyNotAllowed) }
 
-        let base = try resolved.baseURL(for: endpoint)
+        let base = try resolved.baseURL()
 
         // Split the parameters into path values, query items and the rest, which the encoder writes.
         let placed: PlacedParameters
         do {
             let context = ParameterEncodingContext(
-                endpoint: endpoint, options: resolved.parameterOptions, jsonEncoder: resolved.jsonEncoder)
+                endpoint: endpoint, options: resolved.parameterOptions(for: encoding),
+                jsonEncoder: resolved.jsonEncoder(for: encoding))
             placed = try PlacedParameters(parameters, pathNames: template.names, encoding: encoding, context: context)
         } catch let error as RequestProblemError {
             throw fail(error.problem)
@@ -85,7 +86,6 @@ enum RequestFactory {
             sensitiveNames: configuration.sensitiveNames,
             endpoint: endpoint
         )
-        request.resolved = resolved
         request.progress = progress
         return request
     }
@@ -204,11 +204,7 @@ enum URLJoiner {
             put(UnsafeBufferPointer(rebasing: path[pathStart...]))
             if !query.isEmpty {
                 put(UInt8(ascii: "?"))
-                query.write {
-                    put($0)
-                } separator: {
-                    put($0)
-                }
+                query.bytes.withUnsafeBufferPointer { put($0) }
             }
             return written
         }

@@ -1,85 +1,88 @@
 import Foundation
 
-/// Every setting of one call, resolved once from the endpoint's ``EndpointOptions`` and the call's
-/// ``APIConfiguration``: the one place where an endpoint's value wins over the configuration's. Nothing else falls
-/// back from one to the other; the request factory, the pipeline (plugins, status validation), the decoding step
-/// and the cache read the resolved value.
+/// Every setting of one call, resolved from the endpoint's ``EndpointOptions`` and the call's ``APIConfiguration``:
+/// the one place where an endpoint's value wins over the configuration's. Nothing else falls back from one to the
+/// other; the request factory, the pipeline (plugins, status validation), the decoding step and the cache read the
+/// settings from here.
 ///
-/// It is made when a call starts, by `RequestFactory` while it builds the request, and travels on the request
-/// (`APIRequest.resolvedOptions(for:)`). A request sent with another configuration than the one it was built with
-/// (`request.send(using:)`), or built by hand, is resolved against the sending configuration then. The transfer
-/// settings (``APIRequest/timeout``, ``APIRequest/redirectPolicy``, ``APIRequest/maxResponseBytes``) are copied onto
-/// the request, where plugins may change them; the idle timeout of a download or a stream is the call's own
-/// argument (``ResponseDelivery/idleTimeout``), with no endpoint or configuration value to weigh.
+/// A call makes one when it starts: `RequestFactory` when it builds the request (base URL, headers, parameter
+/// options, and the transfer settings it copies onto the request — ``APIRequest/timeout``,
+/// ``APIRequest/redirectPolicy``, ``APIRequest/maxResponseBytes`` — where plugins may change them), and
+/// `CallExecution` with the configuration the request is sent with (plugins, accepted status codes, decoder, cache
+/// policy: `request.send(using:)` may send a request with another configuration than it was built with). The idle
+/// timeout of a download or a stream is the call's own argument (``ResponseDelivery/idleTimeout``), with no
+/// endpoint or configuration value to weigh.
 ///
-/// To add an option: a field of ``EndpointOptions`` (and the configuration's default, if it has one), resolved
-/// here; the code that uses it reads it from here.
+/// A value of two references: each setting is resolved when it is read, so a call pays only for the settings it
+/// uses, and nothing is allocated or copied on the request (a request is copied through every plugin and layer).
 ///
-/// Immutable and shared by reference: a request is copied through every plugin and layer.
-final class ResolvedOptions: Sendable {
-    /// The configuration the options were resolved against.
+/// To add an option: a field of ``EndpointOptions`` (and `scripts/endpoint-options`), the configuration's default if
+/// it has one, and its resolution here; the code that uses it reads it from here.
+struct ResolvedOptions {
+    /// The endpoint called.
+    let endpoint: APIEndpoint
+    /// The configuration of the call.
     let configuration: APIConfiguration
-    /// Configuration headers, then the endpoint's (same names replaced).
-    let headers: HTTPHeaders
-    /// The deadline of the whole call.
-    let timeout: Duration
-    /// What to do when the server redirects.
-    let redirectPolicy: RedirectPolicy
-    /// The most response bytes held in memory.
-    let maxResponseBytes: Int
-    /// The status codes that count as success.
-    let acceptableStatusCodes: AcceptableStatusCodes
-    /// The configuration's plugins, then the endpoint's (which run inside them).
-    let plugins: [any APIPlugin]
-    /// The decoder of the response body when the call names none: the endpoint's, over the configuration's.
-    let decoder: any ResponseDecoder
-    /// The cache policy of the call's cache: the endpoint's `.cache` tag, else the cache's default; `nil` without a
-    /// cache.
-    let cachePolicy: CachePolicy?
-    /// The endpoint's typed metadata.
-    let tags: APITags
-    /// The value options of parameters: the endpoint encoding's own, else the configuration's.
-    let parameterOptions: ParameterEncodingOptions
-    /// The encoder of JSON bodies: the configuration's, writing dates in the style of the encoding's own options.
-    let jsonEncoder: JSONEncoder
-    /// Where parameters go: the endpoint's encoding, else the method's default.
-    let encoding: ParameterEncoding
 
     /// Resolves `endpoint`'s options against `configuration`.
     init(endpoint: APIEndpoint, configuration: APIConfiguration) {
-        let options = endpoint.options
+        self.endpoint = endpoint
         self.configuration = configuration
-        var headers = configuration.headers
-        if !options.headers.isEmpty { headers.merge(options.headers) }
-        self.headers = headers
-        timeout = options.timeout ?? configuration.timeout
-        redirectPolicy = options.redirectPolicy ?? configuration.redirectPolicy
-        maxResponseBytes = options.maxResponseBytes ?? configuration.maxResponseBytes
-        acceptableStatusCodes = options.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-        plugins = options.plugins.isEmpty ? configuration.plugins : configuration.plugins + options.plugins
-        decoder = Self.decoder(options.decoder, over: configuration.responseDecoder)
-        cachePolicy = configuration.cache.map { Self.cachePolicy(of: endpoint, in: $0) }
-        tags = options.tags
-        let encoding = options.encoding ?? endpoint.method.defaultEncoding
-        self.encoding = encoding
-        parameterOptions = encoding.options ?? configuration.parameterOptions
-        jsonEncoder =
-            encoding.options.map { configuration.encoder.coder.writingDates($0.dates) } ?? configuration.encoder.coder
     }
 
-    /// Whether these options were resolved against `configuration` (the same configuration value, not a changed copy).
-    func isResolved(against configuration: APIConfiguration) -> Bool {
-        self.configuration.isSame(as: configuration)
+    /// Configuration headers, then the endpoint's (same names replaced).
+    var headers: HTTPHeaders {
+        var headers = configuration.headers
+        let declared = endpoint.declaredOptions.headers
+        if !declared.isEmpty { headers.merge(declared) }
+        return headers
+    }
+    /// The deadline of the whole call.
+    var timeout: Duration { endpoint.declaredOptions.timeout ?? configuration.timeout }
+    /// What to do when the server redirects.
+    var redirectPolicy: RedirectPolicy { endpoint.declaredOptions.redirectPolicy ?? configuration.redirectPolicy }
+    /// The most response bytes held in memory.
+    var maxResponseBytes: Int { endpoint.declaredOptions.maxResponseBytes ?? configuration.maxResponseBytes }
+    /// The status codes that count as success.
+    var acceptableStatusCodes: AcceptableStatusCodes {
+        endpoint.declaredOptions.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+    }
+    /// The configuration's plugins, then the endpoint's (which run inside them).
+    var plugins: [any APIPlugin] {
+        let declared = endpoint.declaredOptions.plugins
+        return declared.isEmpty ? configuration.plugins : configuration.plugins + declared
+    }
+    /// The decoder of the response body when the call names none: the endpoint's, over the configuration's.
+    var decoder: any ResponseDecoder {
+        Self.decoder(endpoint.declaredOptions.decoder, over: configuration.responseDecoder)
+    }
+    /// The cache policy of the call's cache: the endpoint's `.cache` tag, else the cache's default; `nil` without a
+    /// cache.
+    var cachePolicy: CachePolicy? {
+        configuration.cache.map { Self.cachePolicy(of: endpoint, in: $0) }
+    }
+    /// The endpoint's typed metadata.
+    var tags: APITags { endpoint.declaredOptions.tags }
+    /// Where parameters go: the endpoint's encoding, else the method's default.
+    var encoding: ParameterEncoding { endpoint.effectiveEncoding }
+    /// The value options of parameters with `encoding`: its own, else the configuration's.
+    func parameterOptions(for encoding: ParameterEncoding) -> ParameterEncodingOptions {
+        encoding.options ?? configuration.parameterOptions
+    }
+    /// The encoder of JSON bodies with `encoding`: the configuration's, writing dates in the style of the encoding's
+    /// own options.
+    func jsonEncoder(for encoding: ParameterEncoding) -> JSONEncoder {
+        encoding.options.map { configuration.encoder.coder.writingDates($0.dates) } ?? configuration.encoder.coder
     }
 
     /// The base URL's text for `endpoint`: the endpoint's own base URL, else its named host's in the configuration,
     /// else the configuration's base URL; `nil` when the path is absolute.
-    func baseURL(for endpoint: APIEndpoint) throws(APIError) -> String? {
+    func baseURL() throws(APIError) -> String? {
         if endpoint.template.isAbsolute { return nil }
         let base: URL?
-        if let declared = endpoint.baseURL {
+        if let declared = endpoint.declaredOptions.baseURL {
             base = declared
-        } else if let host = endpoint.host {
+        } else if let host = endpoint.declaredOptions.host {
             guard let url = configuration.hosts[host] else {
                 throw APIError(.invalidRequest(.unknownHost(host)), endpoint: endpoint)
             }
@@ -122,10 +125,8 @@ final class ResolvedOptions: Sendable {
 }
 
 extension APIRequest {
-    /// The call's resolved options for a call with `configuration`: the ones made when the request was built, if with
-    /// the same configuration; else resolved now.
+    /// The call's settings for sending this request with `configuration`.
     func resolvedOptions(for configuration: APIConfiguration) -> ResolvedOptions {
-        if let resolved, resolved.isResolved(against: configuration) { return resolved }
-        return ResolvedOptions(endpoint: endpoint, configuration: configuration)
+        ResolvedOptions(endpoint: endpoint, configuration: configuration)
     }
 }

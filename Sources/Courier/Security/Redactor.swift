@@ -386,14 +386,12 @@ struct Redactor {
 
     /// The query with the values of secret items masked: `a=1&password=***`.
     func redacting(_ query: EncodedQuery) -> String {
-        var masked = query
-        for index in masked.items.indices {
-            let item = masked.items[index]
-            if item.value != nil, isSecretKey(Self.decoded(item.name, plusAsSpace: false)) {
-                masked.items[index].value = Self.mask
-            }
+        var items = query.items
+        for index in items.indices
+        where items[index].value != nil && isSecretKey(Self.decoded(items[index].name, plusAsSpace: false)) {
+            items[index].value = Self.mask
         }
-        return masked.text
+        return EncodedQuery(items).text
     }
 
     /// `a=1&password=x` → `a=1&password=***`, for query strings, fragments and form bodies.
