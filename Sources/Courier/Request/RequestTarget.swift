@@ -58,6 +58,14 @@ final class RequestTarget: Sendable {
         built.map { Substring($0.text.utf8.prefix($0.headCount)) }
     }
 
+    /// The percent-encoded path of a URL Courier built (what follows the authority in ``head``); `nil` for a URL the
+    /// user assigned.
+    var path: String? {
+        guard let head else { return nil }
+        guard let scheme = head.range(of: "://") else { return String(head) }
+        return String(head[scheme.upperBound...].drop { $0 != "/" })
+    }
+
     /// This target with `query` in place of its own; the fragment of a URL the user assigned is kept. `nil` when the
     /// result is not a URL.
     func replacingQuery(with query: EncodedQuery) -> RequestTarget? {

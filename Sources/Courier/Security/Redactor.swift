@@ -81,7 +81,9 @@ struct Redactor {
     private static func maskedPath(of request: APIRequest) -> (path: String, masked: String, values: [String])? {
         let template = request.endpoint.template
         guard !template.isAbsolute, template.names.contains(where: SensitiveData.isSensitiveKey),
-            let path = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath
+            let path = request.target.path
+                ?? URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
+                .percentEncodedPath
         else { return nil }
         // A multi-segment placeholder (`{token...}`) spans a number of segments known only per call: with a
         // secret name anywhere in such a template, every segment is masked rather than guessing which.
