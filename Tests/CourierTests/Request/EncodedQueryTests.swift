@@ -121,3 +121,71 @@ struct EncodedQueryTests {
         #expect(stub.requests.map(\.url.absoluteString) == ["https://h/p?q=a%20b&locale=de%20CH"])
     }
 }
+
+/// The readers of a request's query items — the redactor and the cache key — agree with what reading the URL's text
+/// gives: a built request (items kept from the encoder) and the same URL assigned by the user (read as text) print and
+/// key alike.
+struct QueryItemReadersTests {
+    static let configuration = APIConfiguration(baseURL: URL(string: "https://api.example.com/v1?v=2"))
+
+    /// Queries whose items must print and key the same whether kept or read back.
+    static let parameters: [[String: String]] = [
+        ["q": "a b"],
+        ["api_key": "k3y-secret", "page": "2"],
+        ["password": "p&ss=word", "token": "t/ok", "x": "é"],
+        ["sig": "a+b", "n": ""],
+    ]
+
+    static func request(_ parameters: [String: String]) throws -> APIRequest {
+        let endpoint = GET<[String: String]>(
+            wrappedValue: .init { values in
+                var built: Parameters = [:]
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) { built.append(name, value) }
+                return built
+            }, "/search?static=a,b")
+        return try endpoint.makeRequest(with: parameters, using: configuration)
+    }
+
+    @Test(arguments: parameters)
+    func redactionFromItemsMatchesRedactionOfTheText(_ parameters: [String: String]) throws {
+        let built = try Self.request(parameters)
+        var assigned = built
+        assigned.url = built.url
+        #expect(assigned.target.head == nil)
+        #expect(built.description == assigned.description)
+        #expect(SensitiveData.redacted(built.url, for: built) == SensitiveData.redacted(assigned.url, for: assigned))
+        for (name, value) in parameters where SensitiveData.isSensitiveKey(name) && value.count >= 4 {
+            #expect(!built.description.contains(PercentEncoding.encode(value, allowing: .unreserved)))
+        }
+    }
+
+    @Test(arguments: parameters)
+    func cacheKeyFromItemsMatchesTheKeyOfTheText(_ parameters: [String: String]) throws {
+        let built = try Self.request(parameters)
+        var assigned = built
+        assigned.url = built.url
+        for ignored in [[], ["page"], ["q", "static"]] as [Set<String>] {
+            var policy = CachePolicy.cacheElseNetwork()
+            policy.ignoredQueryItems = ignored
+            let fromItems = try #require(HTTPCaching.key(for: built, policy: policy))
+            let fromText = try #require(HTTPCaching.key(for: assigned, policy: policy))
+            #expect(fromItems.key == fromText.key)
+            #expect(fromItems.hasCredentials == fromText.hasCredentials)
+        }
+    }
+
+    /// The API-key auth plugin adds its item through the request's items; the item is secret wherever the request
+    /// prints, whatever its name.
+    @Test func theAuthPluginsQueryItemIsMasked() async throws {
+        let stub = StubExecutor().stubEverything(with: .status(200))
+        let configuration = Self.configuration.with {
+            $0.executor = stub
+            $0.plugins = [.apiKey("abcd-1234", queryItem: "key")]
+        }
+        _ = try await GET<Void>("/r").request(using: configuration) as APIResponse
+        let sent = try #require(stub.requests.first)
+        #expect(sent.url.absoluteString == "https://api.example.com/v1/r?v=2&key=abcd-1234")
+        #expect(sent.queryItems.last == URLQueryItem(name: "key", value: "abcd-1234"))
+        #expect(sent.description == "GET https://api.example.com/v1/r?v=2&key=***")
+    }
+}
