@@ -183,7 +183,7 @@ struct FaultRedirectIntegrationTests {
         let target = "\(try FaultServer.Origin.otherPort.baseText())/headers"
 
         // WHEN the server redirects to another port
-        let (outcome, elapsed) = await bounded(within: Self.hardLimit) { () async throws(APIError) in
+        let (outcome, _) = await bounded(within: Self.hardLimit) { () async throws(APIError) in
             try await Self.redirect.request(with: (to: target, status: 307), using: configuration) as APIResponse
         }
 
@@ -191,7 +191,6 @@ struct FaultRedirectIntegrationTests {
         #expect(
             outcome.error?.reason == .transport(.redirectRefused(.refusedByPolicy)),
             "got \(String(describing: outcome))")
-        #expect(elapsed < .seconds(10))
         let hop = try #require(hops.value.first)
         #expect(hops.value.count == 1)
         #expect(hop.statusCode == 307)
@@ -218,7 +217,7 @@ struct FaultRedirectIntegrationTests {
     }
 
     @Test(
-        "/redirect-loop fails quickly with .tooManyRedirects, at the default 10 hops or a custom maximum",
+        "/redirect-loop fails with .tooManyRedirects within the hard limit, at the default 10 hops or a custom maximum",
         arguments: [RedirectPolicy.follow, .custom(maxRedirects: 2) { _ in .follow }])
     func redirectLoop(_ policy: RedirectPolicy) async throws {
         let hops = LockedBox(0)
@@ -228,14 +227,15 @@ struct FaultRedirectIntegrationTests {
         }
         let configuration = try FaultServer.configuration(redirectPolicy: counting)
 
-        let (outcome, elapsed) = await bounded(within: Self.hardLimit) { () async throws(APIError) in
+        // A loop followed past the maximum never ends: the hard limit cuts it off and the reason below fails. (A
+        // tighter bound on the time flaked: 10 hops took 0.08 s alone and 10.7 s under a full parallel run.)
+        let (outcome, _) = await bounded(within: Self.hardLimit) { () async throws(APIError) in
             try await GET<Void>("/redirect-loop").request(using: configuration) as APIResponse
         }
 
         #expect(
             outcome.error?.reason == .transport(.redirectRefused(.tooManyRedirects)),
             "got \(String(describing: outcome))")
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
         #expect(hops.value == policy.maxRedirects, "followed \(hops.value) hops")
 
         // The plain policy, without a closure, stops the loop too.

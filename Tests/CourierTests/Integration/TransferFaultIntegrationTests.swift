@@ -308,18 +308,19 @@ struct TransferFaultIntegrationTests {
 
     @Test("A download whose pauses are longer than the call's timeout and shorter than its idle timeout completes")
     func pausesLongerThanTheTimeout() async throws {
-        // 3 bytes, 3 s apart, a 2 s timeout and a 7 s idle timeout. URLSession's own idle timer (on Linux,
-        // FoundationNetworking's, reset by every byte) must run as long as the idle timeout, not the timeout.
-        let configuration = try FaultServer.configuration(timeout: .seconds(2))
+        // 2 bytes, 6 s apart, a 4 s timeout (for the head: under a full parallel run it took over 2 s) and a 10 s idle
+        // timeout. URLSession's own idle timer (on Linux, FoundationNetworking's, reset by every byte) must run as
+        // long as the idle timeout, not the timeout.
+        let configuration = try FaultServer.configuration(timeout: .seconds(4))
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("pauses.txt")
 
-        let response = try await GET<Void>("/slow-body?bytes=3&interval=3").download(
-            to: destination, idleTimeout: .seconds(7), using: configuration)
+        let response = try await GET<Void>("/slow-body?bytes=2&interval=6").download(
+            to: destination, idleTimeout: .seconds(10), using: configuration)
 
         #expect(response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == Data(repeating: UInt8(ascii: "."), count: 3))
+        #expect(try Data(contentsOf: destination) == Data(repeating: UInt8(ascii: "."), count: 2))
     }
 
     @Test("A download that stalls fails with .timedOut under its idle timeout, long before the call's timeout")
