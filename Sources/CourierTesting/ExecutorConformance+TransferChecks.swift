@@ -199,13 +199,15 @@ extension ExecutorConformance.Context {
         guard let folder = temporaryFolder() else { return }
         defer { try? FileManager.default.removeItem(at: folder) }
         let faultServer = servers.faultServer
-        // 24 bytes, one every 0.25 s: about 6 s in all, twice the 3 s timeout.
-        let drip = GET<Void>("/slow-body?bytes=24&interval=0.25")
+        // 48 bytes, one every 0.25 s: about 12 s in all, more than twice the 5 s timeout. The 5 s idle timeout is 20
+        // times the interval, and the timeout leaves the head 5 s: a loaded machine (a whole test suite in parallel
+        // against one fault server) delayed both by over 2 s.
+        let drip = GET<Void>("/slow-body?bytes=48&interval=0.25")
         let destination = folder.appendingPathComponent("drip.txt")
 
-        let deadlineLabel = "download of /slow-body (24 bytes over 6 s) with a 3 s timeout, no idle timeout"
+        let deadlineLabel = "download of /slow-body (48 bytes over 12 s) with a 5 s timeout, no idle timeout"
         if let reason = await transfer(
-            deadlineLabel, needs: .fileResponses, timeout: .seconds(3),
+            deadlineLabel, needs: .fileResponses, timeout: .seconds(5),
             { configuration, _ in
                 var configuration = configuration
                 configuration.baseURL = faultServer
@@ -220,20 +222,20 @@ extension ExecutorConformance.Context {
             )
         }
 
-        let idleLabel = "download of /slow-body (24 bytes over 6 s) with a 3 s timeout and a 2 s idle timeout"
+        let idleLabel = "download of /slow-body (48 bytes over 12 s) with a 5 s timeout and a 5 s idle timeout"
         if let response = await transfer(
-            idleLabel, needs: .fileResponses, timeout: .seconds(3),
+            idleLabel, needs: .fileResponses, timeout: .seconds(5),
             { configuration, _ in
                 var configuration = configuration
                 configuration.baseURL = faultServer
-                return try await drip.download(to: destination, idleTimeout: .seconds(2), using: configuration)
+                return try await drip.download(to: destination, idleTimeout: .seconds(5), using: configuration)
             })
         {
             expect(response.statusCode == 200, "\(idleLabel): status \(response.statusCode)")
             let written = try? Data(contentsOf: destination)
             expect(
-                written == Data(repeating: UInt8(ascii: "."), count: 24),
-                "\(idleLabel): the file has \(written?.count ?? 0) of 24 bytes, or others")
+                written == Data(repeating: UInt8(ascii: "."), count: 48),
+                "\(idleLabel): the file has \(written?.count ?? 0) of 48 bytes, or others")
         }
 
         // A stall: 2 bytes, then nothing (the server waits for the client to leave).
