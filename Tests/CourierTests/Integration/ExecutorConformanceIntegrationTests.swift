@@ -25,7 +25,7 @@ struct ExecutorConformanceIntegrationTests {
     @Test("URLSessionExecutor passes", arguments: checks)
     func urlSession(_ check: ExecutorConformance.Check) async throws {
         let servers = try #require(ExecutorConformance.Servers.fromEnvironment(), "the test servers are not set")
-        let suite = ExecutorConformance(executor: URLSessionExecutor.shared, servers: servers)
+        let suite = ExecutorConformance(executor: FaultServer.executor, servers: servers)
 
         let failures = await suite.run(check)
 

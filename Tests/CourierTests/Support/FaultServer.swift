@@ -57,7 +57,17 @@ enum FaultServer {
         }
     }
 
-    /// A configuration whose base URL is the main origin, with the real `URLSessionExecutor`.
+    /// The real `URLSessionExecutor` of the fault tests: a session of its own that opens up to 64 connections to a
+    /// host, not URLSession's default 6. A whole suite runs in parallel against the one fault server, and many of its
+    /// routes hold a connection for seconds (drips, stalls): with 6, the other calls queued behind them past their
+    /// timeouts (a redirect loop made 3 hops in 10 s).
+    static let executor: URLSessionExecutor = {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSessionExecutor(configuration: configuration)
+    }()
+
+    /// A configuration whose base URL is the main origin, with the real `URLSessionExecutor` (``executor``).
     static func configuration(
         timeout: Duration = .seconds(10),
         headers: HTTPHeaders = [:],
@@ -73,7 +83,7 @@ enum FaultServer {
             redirectPolicy: redirectPolicy,
             maxResponseBytes: maxResponseBytes,
             sensitiveNames: sensitiveNames,
-            executor: URLSessionExecutor.shared,
+            executor: executor,
             plugins: plugins
         )
     }
