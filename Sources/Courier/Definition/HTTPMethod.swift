@@ -121,6 +121,11 @@ public enum HTTPMethodMarkers {
     public enum Options: HTTPMethodMarker {}
     /// Marks `QUERY` endpoints.
     public enum Query: HTTPMethodMarker {}
+    /// Marks WebSocket endpoints: a `GET` that asks to switch to the WebSocket protocol.
+    public enum WebSocket: HTTPMethodMarker {
+        /// `GET`, the method of a WebSocket handshake.
+        public static var method: HTTPMethod { .get }
+    }
 }
 
 /// Declares a `GET` endpoint: `@GET("/users/{login}") static var user: APIParameterBuilder<String>? = …`.
@@ -139,3 +144,7 @@ public typealias HEAD<Parameter> = API<Parameter, HTTPMethodMarkers.Head>
 public typealias OPTIONS<Parameter> = API<Parameter, HTTPMethodMarkers.Options>
 /// Declares a `QUERY` endpoint; parameters go to a JSON body unless the endpoint chooses otherwise.
 public typealias QUERY<Parameter> = API<Parameter, HTTPMethodMarkers.Query>
+/// Declares a WebSocket endpoint: `@WebSocket("/rooms/{room}") static var room: APIParameterBuilder<String>? = …`,
+/// opened with ``API/connect(with:pingInterval:reconnect:using:)``. Parameters fill the path, the query and the
+/// headers, as for a `GET`.
+public typealias WebSocket<Parameter> = API<Parameter, HTTPMethodMarkers.WebSocket>

@@ -213,6 +213,7 @@ extension APIError.TransportProblem: CustomStringConvertible {
         case .secureConnectionFailed: "the secure connection failed"
         case .responseTooLarge: "the response body is larger than the limit for this call"
         case .unsupportedByExecutor: "the executor does not support this kind of transfer"
+        case .closedByPeer: "the WebSocket peer closed the connection"
         case .redirectRefused(let refusal): refusal.description
         case .other: "the request failed"
         }

@@ -21,6 +21,7 @@ extension APIError {
             case responseTooLarge
             case redirectRefused(RedirectRefusal)
             case unsupportedByExecutor
+            case closedByPeer
             case other
         }
 
@@ -52,6 +53,11 @@ extension APIError {
         /// The executor cannot carry out this transfer (a download to a file, a stream, progress, a body that is
         /// not in memory); the `ExecutorLimitation` is the ``APIError/underlyingError``. Raised before any I/O.
         public static let unsupportedByExecutor = TransportProblem(.unsupportedByExecutor)
+        /// The WebSocket peer closed the connection with a code that reports a failure (not `1000` or `1001`): a
+        /// policy violation (`1008`), a server error (`1011`), one of the application's (`4000`–`4999`). The
+        /// ``WebSocketClose`` is the ``APIError/underlyingError`` and the connection's
+        /// ``WebSocketConnection/receivedClose``.
+        public static let closedByPeer = TransportProblem(.closedByPeer)
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         public static let other = TransportProblem(.other)
 

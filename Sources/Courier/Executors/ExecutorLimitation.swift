@@ -19,13 +19,24 @@ public struct ExecutorLimitation: Error, Sendable, Hashable, CustomStringConvert
         let names: [(TransferFeatures, String)] = [
             (.fileResponses, "file responses (downloads)"), (.streamedResponses, "streamed responses"),
             (.progress, "progress"), (.fileBodies, "file bodies"), (.streamedBodies, "streamed bodies"),
+            (.webSockets, "WebSockets"),
         ]
         return names.filter { missing.contains($0.0) }.map(\.1)
     }
 
     /// The executor and the missing features.
     public var description: String {
-        "\(executor) does not support \(featureNames.joined(separator: ", ")); "
-            + "declare them in `supportedTransfers` or use URLSessionExecutor"
+        "\(executor) does not support \(featureNames.joined(separator: ", ")); " + advice
+    }
+
+    /// Which executor to use instead.
+    private var advice: String {
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking's libcurl has no WebSocket support.
+            if missing.contains(.webSockets) {
+                return "on Linux, use AsyncHTTPClientExecutor (the CourierAsyncHTTPClient package) for WebSockets"
+            }
+        #endif
+        return "declare them in `supportedTransfers` or use URLSessionExecutor"
     }
 }

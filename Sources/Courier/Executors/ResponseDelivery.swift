@@ -10,6 +10,7 @@ public struct ResponseDelivery: Sendable {
         case memory
         case file(URL, offset: Int64, idleTimeout: Duration?)
         case stream(idleTimeout: Duration)
+        case webSocket
     }
 
     let kind: Kind
@@ -54,6 +55,14 @@ public struct ResponseDelivery: Sendable {
         ResponseDelivery(kind: .stream(idleTimeout: idleTimeout))
     }
 
+    /// The response is a WebSocket handshake: on `101 Switching Protocols` its body is the open socket
+    /// (``ResponseBody/webSocket(_:)``); any other status is read into memory. Needs
+    /// ``TransferFeatures/webSockets``; ``API/connect(with:pingInterval:reconnect:using:)`` sets it.
+    public static let webSocket = ResponseDelivery(kind: .webSocket)
+
+    /// Whether the response is a WebSocket handshake (``webSocket``).
+    public var isWebSocket: Bool { kind == .webSocket }
+
     /// The file the body goes to, for ``file(_:resumingAt:idleTimeout:willWrite:)``.
     public var fileURL: URL? {
         if case .file(let url, _, _) = kind { return url }
@@ -78,7 +87,7 @@ public struct ResponseDelivery: Sendable {
         switch kind {
         case .stream(let timeout): timeout
         case .file(_, _, let timeout): timeout
-        case .memory: nil
+        case .memory, .webSocket: nil
         }
     }
 }

@@ -27,10 +27,13 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
     public static let fileBodies = TransferFeatures(rawValue: 1 << 3)
     /// Sends a request body read from a one-shot stream or streamed part by part (multipart).
     public static let streamedBodies = TransferFeatures(rawValue: 1 << 4)
+    /// Opens WebSockets: answers a ``ResponseDelivery/webSocket`` request with its handshake, and on `101` with a
+    /// ``WebSocketConnection`` over its ``WebSocketTransport``.
+    public static let webSockets = TransferFeatures(rawValue: 1 << 5)
 
     /// Every feature.
     public static let all: TransferFeatures = [
-        .fileResponses, .streamedResponses, .progress, .fileBodies, .streamedBodies,
+        .fileResponses, .streamedResponses, .progress, .fileBodies, .streamedBodies, .webSockets,
     ]
 }
 
@@ -42,6 +45,7 @@ extension APIRequest {
         case .memory: break
         case .file: features.insert(.fileResponses)
         case .stream: features.insert(.streamedResponses)
+        case .webSocket: features.insert(.webSockets)
         }
         if progress != nil { features.insert(.progress) }
         switch body.storage {

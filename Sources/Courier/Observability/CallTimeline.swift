@@ -185,5 +185,9 @@ extension CallTimeline.Event {
         /// stopped: at the body's end (`end`), early (`cancelled`: it left the loop, was cancelled or dropped the
         /// stream) or on a failure (its reason in the detail); the bytes it read in ``CallTimeline/Event/bytes``.
         public static let streamEnded = Kind(rawValue: "streamEnded")
+        /// A WebSocket (whose call finishes when it opens) closed: by the app, by the peer (its close in the detail),
+        /// when its reader left, or on a failure; the detail counts the messages and bytes sent and received, and
+        /// ``CallTimeline/Event/bytes`` is both directions' bytes together.
+        public static let webSocketClosed = Kind(rawValue: "webSocketClosed")
     }
 }

@@ -58,6 +58,8 @@ enum CallExecution {
         of response: APIResponse, for request: APIRequest, options: ResolvedOptions,
         decoder: (any ResponseDecoder)? = nil
     ) throws(APIError) {
+        // A WebSocket's `101 Switching Protocols`, with its socket.
+        if response.body.webSocket != nil { return }
         guard options.acceptableStatusCodes.contains(response.statusCode) else {
             var error = APIError(
                 .unacceptableStatus(APIError.StatusCategory(statusCode: response.statusCode)),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The body of a response: in memory, in a file (a download), or a stream read as it arrives.
+/// The body of a response: in memory, in a file (a download), a stream read as it arrives, or an open WebSocket.
 ///
 /// A struct rather than an enum so that new kinds of body can be added without breaking code that reads
 /// ``data``.
@@ -9,6 +9,7 @@ public struct ResponseBody: Sendable, Hashable {
         case data(Data)
         case file(URL)
         case stream(ResponseStream)
+        case webSocket(WebSocketConnection)
     }
 
     let storage: Storage
@@ -28,10 +29,15 @@ public struct ResponseBody: Sendable, Hashable {
         ResponseBody(storage: .stream(stream))
     }
 
+    /// The open socket of a WebSocket handshake's `101` response.
+    public static func webSocket(_ connection: WebSocketConnection) -> ResponseBody {
+        ResponseBody(storage: .webSocket(connection))
+    }
+
     /// An empty body.
     public static let empty = ResponseBody.data(Data())
 
-    /// The bytes of an in-memory body; `nil` for a file or a stream.
+    /// The bytes of an in-memory body; `nil` for a file, a stream or a WebSocket.
     public var data: Data? {
         if case .data(let data) = storage { return data }
         return nil
@@ -49,7 +55,13 @@ public struct ResponseBody: Sendable, Hashable {
         return nil
     }
 
-    /// Whether the body is empty in memory (`false` for a file or a stream).
+    /// The open socket of a WebSocket handshake.
+    public var webSocket: WebSocketConnection? {
+        if case .webSocket(let connection) = storage { return connection }
+        return nil
+    }
+
+    /// Whether the body is empty in memory (`false` for a file, a stream or a WebSocket).
     public var isEmpty: Bool {
         if case .data(let data) = storage { return data.isEmpty }
         return false

@@ -348,7 +348,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         }
         if (200..<300).contains(http.statusCode) {
             switch request.responseDelivery.kind {
-            case .memory: break
+            case .memory, .webSocket: break
             case .file(let url, let offset, _):
                 return completionHandler(
                     startFile(url, resumingAt: offset, response: http, length: Self.declaredLength(of: http)))

@@ -110,7 +110,12 @@ public struct URLSessionExecutor: APIExecutor {
     /// downloads to files, streamed responses and progress on a session this executor created, none on a
     /// session passed to ``init(session:)`` (it keeps its own delegate, which hides the events they need).
     public var supportedTransfers: TransferFeatures {
-        reportsEvents ? .all : [.fileBodies, .streamedBodies]
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            // FoundationNetworking's libcurl is built without WebSocket support.
+            reportsEvents ? TransferFeatures.all.subtracting(.webSockets) : [.fileBodies, .streamedBodies]
+        #else
+            reportsEvents ? .all : [.fileBodies, .streamedBodies, .webSockets]
+        #endif
     }
 
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
