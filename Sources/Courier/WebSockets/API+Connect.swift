@@ -79,7 +79,9 @@ extension API where Method == HTTPMethodMarkers.WebSocket, Parameter == Void {
 
 extension WebSocketConnection {
     /// Sends the handshake `request` through the plugins and returns its open socket and the response's head.
-    static func open(_ request: APIRequest, configuration: APIConfiguration) async throws(APIError)
+    static func open(
+        _ request: APIRequest, configuration: APIConfiguration
+    ) async throws(APIError)
         -> (connection: WebSocketConnection, head: APIResponse)
     {
         let response = try await CallExecution.execute(request, configuration: configuration)

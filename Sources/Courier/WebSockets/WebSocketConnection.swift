@@ -232,7 +232,8 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                     await end(.failure(cancelled), close: WebSocketClose(code: 1001), detail: "cancelled")
                     throw cancelled
                 }
-                let reconnectable = [.connectionLost, .timedOut, .cannotConnect].contains(failure.reason.transportProblem)
+                let reconnectable = [.connectionLost, .timedOut, .cannotConnect].contains(
+                    failure.reason.transportProblem)
                 if reconnectable, try await reconnect(after: failure, failures: &failures) { continue }
                 await end(.failure(failure), close: WebSocketClose(code: 1006), detail: "\(failure.reason)")
                 throw failure
