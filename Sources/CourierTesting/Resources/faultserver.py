@@ -82,6 +82,23 @@ Routes (any method; parameters in the query string):
                                {"key", "hits"}. For retry tests (the call timeline's)
   /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
                                and how many of them the client abandoned during the wait
+  /ws/...                      WebSockets (an upgrade; a plain request gets 426). Every route picks the
+                               first subprotocol offered; incoming messages up to 64 MiB; pings answered.
+    /ws/echo?fragment=N        echoes each message with its type (in frames of N bytes), echoes the close
+    /ws/headers                sends the handshake's {"headers", "path", "query"} as JSON text, then echoes
+    /ws/close?code=C&reason=R&after=N
+                               after N echoed messages sends close C (reason R), waits 2 s for the client's
+    /ws/drop?after=N           after N echoed messages closes the TCP connection: no close frame
+    /ws/silent                 echoes, never answers a ping
+    /ws/flood?count=N&size=B&key=K
+                               N binary messages of B bytes as fast as TCP takes them, then close 1000;
+                               /count-stats?key=ws-flood:K counts the messages written so far
+    /ws/big?bytes=N&fragment=F one binary message of N bytes (byte i is i % 251, frames of F), then echoes
+    /ws/auth                   401 (JSON, WWW-Authenticate: Bearer) unless `Authorization: Bearer fresh-token`,
+                               then echoes; handshakes counted under /count-stats?key=ws-auth
+    /ws/reject?status=403      that status to the handshake, small JSON body
+    /ws/flaky?key=K&fail=1     sends text "connection <n>" (n counts K's connections); the first `fail`
+                               connections are then dropped, later ones echo
   anything else                404
 """
 
@@ -532,6 +549,230 @@ def route_ranged(conn, query, headers):
     # A cut body ends here: the caller's finally shuts the socket down cleanly (FIN).
 
 
+# ---------------------------------------------------------------------------
+# WebSockets (RFC 6455), by hand: the routes under /ws/ upgrade the connection.
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+WS_MAX_MESSAGE = 64 * MIB  # the most bytes of one incoming message
+WS_OPCODES = {"continuation": 0x0, "text": 0x1, "binary": 0x2, "close": 0x8, "ping": 0x9, "pong": 0xA}
+
+
+class WebSocketClosed(Exception):
+    """The client sent a close frame (its payload is the argument)."""
+
+
+def ws_frame(opcode, payload, fin=True):
+    """A server frame (unmasked)."""
+    first = (0x80 if fin else 0) | opcode
+    length = len(payload)
+    if length < 126:
+        header = bytes([first, length])
+    elif length < 1 << 16:
+        header = bytes([first, 126]) + length.to_bytes(2, "big")
+    else:
+        header = bytes([first, 127]) + length.to_bytes(8, "big")
+    return header + payload
+
+
+def ws_close_payload(code, reason=""):
+    return code.to_bytes(2, "big") + reason.encode("utf-8")[:123]
+
+
+class WebSocket:
+    """One upgraded connection: reads the client's frames, writes the server's."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.buffer = bytearray()
+        self.answer_pings = True
+
+    def read_exactly(self, count):
+        while len(self.buffer) < count:
+            try:
+                chunk = self.conn.sock.recv(min(max(65536, count - len(self.buffer)), MIB))
+            except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as error:
+                raise ClientGone(str(error))
+            if not chunk:
+                raise ClientGone("client closed the TCP connection")
+            self.buffer.extend(chunk)
+        data = bytes(self.buffer[:count])
+        del self.buffer[:count]
+        return data
+
+    def read_frame(self):
+        first, second = self.read_exactly(2)
+        fin, opcode, masked, length = bool(first & 0x80), first & 0x0F, bool(second & 0x80), second & 0x7F
+        if length == 126:
+            length = int.from_bytes(self.read_exactly(2), "big")
+        elif length == 127:
+            length = int.from_bytes(self.read_exactly(8), "big")
+        if not masked:
+            raise BadRequest("an unmasked client frame")
+        if length > WS_MAX_MESSAGE:
+            raise BadRequest("a frame of %d bytes" % length)
+        mask = self.read_exactly(4)
+        payload = self.read_exactly(length)
+        if length:  # unmasked as one big integer: a byte loop takes seconds for a 16 MiB message
+            keys = (mask * (length // 4 + 1))[:length]
+            payload = (int.from_bytes(payload, "big") ^ int.from_bytes(keys, "big")).to_bytes(length, "big")
+        return fin, opcode, payload
+
+    def receive(self):
+        """The next data message as (opcode, payload); answers pings on the way. Raises WebSocketClosed."""
+        opcode, parts, size = None, [], 0
+        while True:
+            fin, frame_opcode, payload = self.read_frame()
+            if frame_opcode == WS_OPCODES["close"]:
+                raise WebSocketClosed(payload)
+            if frame_opcode == WS_OPCODES["ping"]:
+                if self.answer_pings:
+                    self.conn.send(ws_frame(WS_OPCODES["pong"], payload))
+                continue
+            if frame_opcode == WS_OPCODES["pong"]:
+                continue
+            if frame_opcode != WS_OPCODES["continuation"]:
+                opcode = frame_opcode
+            size += len(payload)
+            if size > WS_MAX_MESSAGE:
+                self.close(1009, "message too big")
+                raise ClientGone("message over %d bytes" % WS_MAX_MESSAGE)
+            parts.append(payload)
+            if fin:
+                return opcode, b"".join(parts)
+
+    def send(self, opcode, payload, fragment=0):
+        if fragment <= 0 or len(payload) <= fragment:
+            self.conn.send(ws_frame(opcode, payload))
+            return
+        pieces = [payload[start : start + fragment] for start in range(0, len(payload), fragment)]
+        for index, piece in enumerate(pieces):
+            self.conn.send(
+                ws_frame(opcode if index == 0 else WS_OPCODES["continuation"], piece, fin=index == len(pieces) - 1)
+            )
+
+    def close(self, code, reason="", wait=2.0):
+        """Sends a close frame, then waits up to `wait` s for the client's."""
+        self.conn.send(ws_frame(WS_OPCODES["close"], ws_close_payload(code, reason)))
+        self.conn.sock.settimeout(wait)
+        try:
+            while True:
+                _, opcode, _ = self.read_frame()
+                if opcode == WS_OPCODES["close"]:
+                    return
+        except (ClientGone, BadRequest, socket.timeout, OSError):
+            return
+
+    def echo(self, fragment=0, limit=None):
+        """Echoes messages until the client closes (its close frame echoed) or `limit` messages."""
+        count = 0
+        while limit is None or count < limit:
+            try:
+                opcode, payload = self.receive()
+            except WebSocketClosed as closed:
+                self.conn.send(ws_frame(WS_OPCODES["close"], closed.args[0]))
+                return count
+            self.send(opcode, payload, fragment)
+            count += 1
+        return count
+
+
+def ws_count(key):
+    with COUNTS_LOCK:
+        counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
+        counts["hits"] += 1
+        return counts["hits"]
+
+
+def route_websocket(conn, path, query, headers):
+    fields = {}
+    for name, value in headers:
+        fields.setdefault(name.lower(), value)
+    if path == "/ws/auth":
+        ws_count("ws-auth")
+        if fields.get("authorization") != "Bearer fresh-token":
+            return respond(
+                conn, 401, json_body({"error": "unauthorized"}), extra=[("WWW-Authenticate", "Bearer")]
+            )
+    if path == "/ws/reject":
+        code = number(query, "status", 403, minimum=200, maximum=599)
+        return respond(conn, code, json_body({"error": "rejected", "status": code}))
+    key = fields.get("sec-websocket-key")
+    if "websocket" not in fields.get("upgrade", "").lower() or not key:
+        return respond(conn, 426, json_body({"error": "upgrade required"}), extra=[("Upgrade", "websocket")])
+    import base64
+    import hashlib
+
+    accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode("ascii")).digest()).decode("ascii")
+    extra = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)]
+    offered = [item.strip() for item in fields.get("sec-websocket-protocol", "").split(",") if item.strip()]
+    if offered:
+        extra.append(("Sec-WebSocket-Protocol", offered[0]))
+    conn.send(head(101, extra))
+    socket_ = WebSocket(conn)
+
+    if path == "/ws/echo":
+        socket_.echo(fragment=number(query, "fragment", 0, maximum=WS_MAX_MESSAGE))
+        return
+    if path == "/ws/headers":
+        named = {name: value for name, value in headers}
+        socket_.send(WS_OPCODES["text"], json.dumps({"headers": named, "path": path, "query": query_text(query)}).encode())
+        socket_.echo()
+        return
+    if path == "/ws/close":
+        code = number(query, "code", 1000, minimum=1000, maximum=4999)
+        reason = (query.get("reason") or [""])[0]
+        socket_.echo(limit=number(query, "after", 0, maximum=1000))
+        socket_.close(code, reason)
+        return
+    if path == "/ws/drop":
+        socket_.echo(limit=number(query, "after", 0, maximum=1000))
+        return  # handle() shuts the TCP connection down: no close frame
+    if path == "/ws/silent":
+        socket_.answer_pings = False
+        socket_.echo()
+        return
+    if path == "/ws/flood":
+        count = number(query, "count", 1000, maximum=10**7)
+        size = number(query, "size", 65536, maximum=WS_MAX_MESSAGE)
+        counter = "ws-flood:" + (query.get("key") or [""])[0]
+        payload = ws_pattern(size)
+        with COUNTS_LOCK:
+            COUNTS[counter] = {"hits": 0, "gone": 0}
+        for _ in range(count):
+            socket_.send(WS_OPCODES["binary"], payload)
+            with COUNTS_LOCK:
+                COUNTS[counter]["hits"] += 1
+        socket_.close(1000, "flood done")
+        return
+    if path == "/ws/big":
+        size = number(query, "bytes", MIB, maximum=WS_MAX_MESSAGE)
+        payload = ws_pattern(size)
+        socket_.send(WS_OPCODES["binary"], payload, fragment=number(query, "fragment", 0, maximum=WS_MAX_MESSAGE))
+        socket_.echo()
+        return
+    if path == "/ws/auth":
+        socket_.echo()
+        return
+    if path == "/ws/flaky":
+        hits = ws_count("ws-flaky:" + (query.get("key") or [""])[0])
+        socket_.send(WS_OPCODES["text"], ("connection %d" % hits).encode())
+        if hits <= number(query, "fail", 1, maximum=100):
+            time.sleep(0.05)
+            return  # dropped: no close frame
+        socket_.echo()
+        return
+    socket_.close(1008, "no route %s" % path)
+
+
+def ws_pattern(size):
+    """`size` bytes where byte i is i % 251."""
+    return (bytes(range(251)) * (size // 251 + 1))[:size]
+
+
+def query_text(query):
+    return urllib.parse.urlencode([(name, value) for name, values in query.items() for value in values])
+
+
 def route(conn, method, target, headers, body):
     parsed = urllib.parse.urlsplit(target)
     path = parsed.path
@@ -539,6 +780,9 @@ def route(conn, method, target, headers, body):
 
     if path == "/headers":
         return route_headers(conn, method, path, headers, body)
+
+    if path.startswith("/ws/"):
+        return route_websocket(conn, path, query, headers)
 
     if path == "/count":
         return route_count(conn, query)
