@@ -5,6 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let socket = try await Chat.$room.connect(with: "lobby")
+/// try await socket.send("hello")                          // a text message
 /// try await socket.send(ChatMessage(text: "hi"))          // JSON, with the configuration's encoder
 /// for try await message in socket.messages(as: ChatMessage.self) {
 ///     print(message.text)
@@ -77,7 +78,20 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         }
     }
 
-    /// Sends `value` encoded as JSON, with the configuration's ``APIConfiguration/encoder``, in a text message.
+    /// Sends `text` as a text message, as it is.
+    /// - Throws: ``APIError``: ``APIError/TransportProblem/connectionLost`` once the socket is closed.
+    public func send(_ text: String) async throws(APIError) {
+        try await send(.text(text))
+    }
+
+    /// Sends `data` as a binary message.
+    /// - Throws: ``APIError``: ``APIError/TransportProblem/connectionLost`` once the socket is closed.
+    public func send(_ data: Data) async throws(APIError) {
+        try await send(.binary(data))
+    }
+
+    /// Sends `value` encoded as JSON, with the configuration's ``APIConfiguration/encoder``, in a text message (a
+    /// `String` or `Data` value is sent as it is: see ``send(_:)-(String)`` and ``send(_:)-(Data)``).
     /// - Throws: ``APIError``: ``APIError/RequestProblem/unencodableParameters`` when `value` cannot be encoded.
     public func send(_ value: some Encodable) async throws(APIError) {
         let text: String
