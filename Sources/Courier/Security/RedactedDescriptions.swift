@@ -201,3 +201,24 @@ extension APIEndpoint: CustomReflectable {
         )
     }
 }
+
+extension WebSocketConnection: CustomStringConvertible, CustomReflectable {
+    /// The redacted URL and whether the socket is open: `WebSocket wss://chat.example.com/rooms/lobby (open)`.
+    public var description: String {
+        let redactor = Redactor(request: request, collectingSecrets: false)
+        let close = receivedClose.map { ", peer closed \($0.code)" } ?? ""
+        return "WebSocket \(redactor.url(request.url)) (\(isOpen ? "open" : "closed")\(close))"
+    }
+
+    /// A mirror of the request (redacted, see ``APIRequest/customMirror``), the subprotocol and the peer's close;
+    /// never the transport.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "request": request, "subprotocol": subprotocol as Any, "receivedClose": receivedClose as Any,
+                "isOpen": isOpen,
+            ],
+            displayStyle: .class)
+    }
+}

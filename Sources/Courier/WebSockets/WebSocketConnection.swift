@@ -53,6 +53,9 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// The close the peer sent, once it arrived; `nil` before, and when the connection ended without one.
     public var receivedClose: WebSocketClose? { state.value.receivedClose }
 
+    /// Whether the socket is open: it has not been closed, by either side, nor failed.
+    public var isOpen: Bool { state.value.end == nil }
+
     /// Two connections are equal when they are the same connection.
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool { lhs === rhs }
 
