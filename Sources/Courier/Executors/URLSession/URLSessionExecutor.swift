@@ -29,6 +29,14 @@ import Foundation
 /// - **Cancellation is prompt.** Cancelling the calling Swift task cancels the `URLSessionTask` at once, and
 ///   the call fails with ``APIError/TransportProblem/cancelled``.
 ///
+/// On Apple platforms it opens WebSockets (``API/connect(with:pingInterval:reconnect:using:)``) with a
+/// `URLSessionWebSocketTask`: the handshake carries the request's headers (a `Sec-WebSocket-Protocol` among them)
+/// and is bounded by its timeout; a handshake is never redirected (the redirect is its response); the task refuses
+/// a message over ``APIRequest/maxResponseBytes`` (its `maximumMessageSize`). A refused handshake reports the
+/// response's status and headers, without its body, which `URLSession` does not keep. On Linux it does not
+/// declare ``TransferFeatures/webSockets``: such a call fails with ``APIError/TransportProblem/unsupportedByExecutor``
+/// before any I/O.
+///
 /// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in more places,
 /// which the executor gives it: it never completes a `401` whose `WWW-Authenticate` challenge it cannot
 /// answer (swift-corelibs-foundation#5456), so the executor declines such challenges and returns the `401`;
@@ -108,7 +116,9 @@ public struct URLSessionExecutor: APIExecutor {
 
     /// Request bodies from files, streams and multipart forms (sent with bounded memory) on every session;
     /// downloads to files, streamed responses and progress on a session this executor created, none on a
-    /// session passed to ``init(session:)`` (it keeps its own delegate, which hides the events they need).
+    /// session passed to ``init(session:)`` (it keeps its own delegate, which hides the events they need);
+    /// WebSockets (over `URLSessionWebSocketTask`) on Apple platforms, on every session, and not on Linux, where
+    /// FoundationNetworking has no WebSocket support (use `AsyncHTTPClientExecutor` there).
     public var supportedTransfers: TransferFeatures {
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             // FoundationNetworking's libcurl is built without WebSocket support.
@@ -137,6 +147,11 @@ public struct URLSessionExecutor: APIExecutor {
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
+        #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
+            if request.responseDelivery.isWebSocket {
+                return try await WebSocketTaskTransport.open(request, on: session, cookies: sentCookies)
+            }
+        #endif
         let call = URLSessionCall(
             request: request, reportsEvents: reportsEvents, cookies: cookies, sentCookies: sentCookies)
         call.setCookieField(of: &urlRequest, crossingOrigin: false)
