@@ -50,3 +50,35 @@ struct MyExecutor: APIExecutor {
         APIResponse(statusCode: 200, headers: [:], body: .data(Data()), request: request)
     }
 }
+
+/// What a socket of a WebSocket client library reads: a message or the peer's close.
+enum ClientFrame: Sendable {
+    case text(String)
+    case binary(Data)
+    case close(code: Int, reason: String)
+}
+
+/// An open socket of that library: it reads one message from the network each time it is asked.
+final class ClientSocket: Sendable {
+    func read() async throws -> ClientFrame? { nil }
+    func write(text: String) async throws {}
+    func write(binary: Data) async throws {}
+    func ping() async throws {}
+    func close(code: Int, reason: String) async {}
+    func abort() {}
+}
+
+/// The library's handshake: the response's head and body, and the socket on `101`.
+struct ClientUpgrade: Sendable {
+    let status: Int
+    let headerFields: [(String, String)]
+    let body: Data
+    let socket: ClientSocket?
+}
+
+/// A WebSocket client library, as an executor would wrap it.
+struct SocketClient: Sendable {
+    func upgrade(_ request: URLRequest, timeout: Duration, maxMessageBytes: Int) async throws -> ClientUpgrade {
+        ClientUpgrade(status: 101, headerFields: [], body: Data(), socket: ClientSocket())
+    }
+}

@@ -86,9 +86,9 @@ public enum WebSocketEvent: Sendable, Hashable {
 /// An executor that declares ``TransferFeatures/webSockets`` answers a request whose
 /// ``APIRequest/responseDelivery`` is ``ResponseDelivery/webSocket`` with the handshake: on `101 Switching Protocols`
 /// a response whose body is ``ResponseBody/webSocket(_:)``, a connection made with
-/// ``WebSocketConnection/init(request:transport:)``; on any other status that response with its body in memory
-/// (a `401` then goes back through the plugins like any other). The connection runs the pings, the size limit,
-/// the typed messages, the close and the timeline above the transport.
+/// ``WebSocketConnection/init(request:transport:subprotocol:)``; on any other status that response with its body in
+/// memory (a `401` then goes back through the plugins like any other). The connection runs the pings, the size
+/// limit, the typed messages, the close and the timeline above the transport.
 ///
 /// ## Implementing
 ///
