@@ -4,8 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The URLSession delegate of ``URLSessionExecutor``'s calls: the one place its delegate methods are written,
-/// each handing its event to the ``URLSessionCall`` of the task.
+/// The URLSession delegate of ``URLSessionExecutor``'s calls: the one place their delegate methods are written,
+/// each handing its event to the ``URLSessionCall`` of the task. (A WebSocket's handshake, on Apple platforms, waits
+/// on a delegate of its own, `WebSocketHandshake`: its task has no call.)
 ///
 /// Every task's own delegate is a `TaskEvents` for its call; Apple platforms report every task event there. On
 /// Linux, FoundationNetworking reports most task events only to the session's delegate (redirects go to the
