@@ -182,6 +182,7 @@ private final class RequestLog: Sendable {
 
 extension StubExecutor {
     /// Every transfer: stubs answer downloads (written to the file), streams (chunk by chunk, see
-    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and report progress.
-    public var supportedTransfers: TransferFeatures { .all }
+    /// ``StubResponse/chunked(_:every:status:headers:)-([Data],_,_,_)``) and WebSockets (a scripted server, see
+    /// ``StubResponse/webSocket(_:headers:)``), and report progress.
+    public var supportedTransfers: TransferFeatures { [.all, .webSockets] }
 }

@@ -6,6 +6,14 @@ extension StubResponse {
     func answer(_ request: APIRequest) async throws -> APIResponse {
         if let delay { try await Task.sleep(for: delay) }
         if let error { throw error }
+        if let server = webSocketServer {
+            guard request.responseDelivery.isWebSocket else {
+                return APIResponse(statusCode: 426, headers: ["Upgrade": "websocket"], request: request)
+            }
+            let connection = WebSocketConnection(
+                request: request, transport: server.connect(request), subprotocol: headers["Sec-WebSocket-Protocol"])
+            return APIResponse(statusCode: statusCode, headers: headers, body: .webSocket(connection), request: request)
+        }
         let delivers = (200..<300).contains(statusCode)
         let body: ResponseBody
         switch request.responseDelivery {

@@ -12,10 +12,12 @@ import Foundation
 /// .json("[]").delayed(by: .milliseconds(300))
 /// .chunked(["data: a\n\n", "data: b\n\n"], every: .milliseconds(100))   // a slow stream
 /// .file(fixtureURL)                                                     // a body read from a file
+/// .webSocket(StubWebSocket([.send(.text("welcome"))]))                  // a WebSocket's server
 /// ```
 ///
 /// Whatever the body, it reaches the caller the way the request asks (`APIRequest.responseDelivery`):
 /// in memory, written to the download's file, or as a ``/Courier/ResponseStream`` whose chunks arrive one by one.
+/// A WebSocket handshake answered with anything but ``webSocket(_:headers:)`` is refused with that response.
 public struct StubResponse: Sendable {
     /// The status code.
     public var statusCode: Int
@@ -33,6 +35,8 @@ public struct StubResponse: Sendable {
     public var chunkInterval: Duration = .zero
     /// A file whose bytes are the body (read in chunks when it is streamed or downloaded).
     public var bodyFile: URL?
+    /// The server of a WebSocket handshake this response accepts.
+    var webSocketServer: StubWebSocket?
 
     /// Creates a response.
     public init(
@@ -116,6 +120,24 @@ public struct StubResponse: Sendable {
     public static func file(_ url: URL, status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
         var response = StubResponse(statusCode: status, headers: headers)
         response.bodyFile = url
+        return response
+    }
+
+    /// Accepts a WebSocket handshake (`101 Switching Protocols` with `headers`) and opens a connection to `server`,
+    /// which plays its script and records what the client sends:
+    ///
+    /// ```swift
+    /// let server = StubWebSocket([.send(.text("welcome")), .close(code: 1000)])
+    /// let stub = StubExecutor().stub(Chat.$room, with: .webSocket(server, headers: ["Sec-WebSocket-Protocol": "chat.v2"]))
+    /// ```
+    ///
+    /// A `Sec-WebSocket-Protocol` in `headers` is the subprotocol the server chose
+    /// (``/Courier/WebSocketConnection/subprotocol``). Each handshake opens one more connection to the same server
+    /// (see ``StubWebSocket``); a request that is not a handshake gets `426 Upgrade Required`, as from a real
+    /// WebSocket server.
+    public static func webSocket(_ server: StubWebSocket, headers: HTTPHeaders = [:]) -> StubResponse {
+        var response = StubResponse(statusCode: 101, headers: headers)
+        response.webSocketServer = server
         return response
     }
 
