@@ -51,6 +51,7 @@ extension ExecutorConformance {
             case .progressReported: await progressReported()
             case .redirectedUploads: await redirectedUploads()
             case .secretsStayMasked: await secretsStayMasked()
+            case .webSockets: await webSockets()
             }
         }
 

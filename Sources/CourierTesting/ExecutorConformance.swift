@@ -31,7 +31,7 @@ import Foundation
 /// on an origin change, refused), the timeout as a deadline for the whole call, cancellation within a
 /// second, the response size limit, the classification of transport failures, 64 calls at once, and transfers:
 /// file, stream and multipart bodies, streamed responses, downloads to files with resume and with an idle timeout,
-/// progress, and `307`s after an upload. The transfer checks follow the executor's
+/// progress, and `307`s after an upload; WebSockets. The transfer and WebSocket checks follow the executor's
 /// ``/Courier/APIExecutor/supportedTransfers``: what it does not declare must fail before any I/O. Every check
 /// has a time limit (``timeLimit``), so an executor that hangs fails instead of stalling your tests.
 public struct ExecutorConformance: Sendable {
@@ -155,6 +155,18 @@ public struct ExecutorConformance: Sendable {
         /// connection, a body that does not decode), the call timelines, the logging plugin's lines with headers,
         /// bodies and cURL, and a ``Cassette`` file recorded through the executor.
         case secretsStayMasked
+        /// WebSockets, when the executor declares ``/Courier/TransferFeatures/webSockets`` (opened with
+        /// ``/Courier/API/connect(with:pingInterval:reconnect:using:)``, against the fault server's `/ws/` routes):
+        /// text and binary messages are echoed whole and in order, also when the server sends them in fragments;
+        /// the server's subprotocol is the socket's; the handshake carries the request's headers and query; a close
+        /// `1008` from the server fails the loop with ``/Courier/APIError/TransportProblem/closedByPeer``, a
+        /// connection dropped without a close with ``/Courier/APIError/TransportProblem/connectionLost``; a `401`
+        /// handshake comes back as a response (so status validation fails it with `unauthorized` and an auth
+        /// plugin can refresh); a message over ``/Courier/APIRequest/maxResponseBytes`` fails with
+        /// ``/Courier/APIError/TransportProblem/responseTooLarge`` and one at the limit arrives whole. An executor
+        /// that does not declare WebSockets must instead fail `connect` with
+        /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any request reaches it.
+        case webSockets
 
         /// The check's name.
         public var description: String { rawValue }
