@@ -121,18 +121,30 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         await end(.success(()), close: WebSocketClose(code: code, reason: reason), detail: "closed \(code)")
     }
 
-    /// Ends the connection with `outcome` (when it has not ended) and sends `close` on its transport.
+    /// Ends the connection with `outcome` (when it has not ended) and sends `close` on its transport; returns once the
+    /// transport is closed, whoever ended the connection.
     func end(_ outcome: Result<Void, APIError>, close: WebSocketClose, detail: String) async {
-        let ended = state.withLock { state -> (any WebSocketTransport, Task<Void, Never>?)? in
-            guard state.end == nil else { return nil }
+        let ended = state.withLock { state -> (closing: Task<Void, Never>?, pinger: Task<Void, Never>?, first: Bool) in
+            guard state.end == nil else { return (state.closing, nil, false) }
             state.end = outcome
+            // In a task of its own: an end from a cancelled task (a cancelled reader, the pinger, which this
+            // cancels) still closes the transport uncancelled.
+            let transport = state.transport
+            let closing = Task { await transport.close(close) }
+            state.closing = closing
             defer { state.pinger = nil }
-            return (state.transport, state.pinger)
+            return (closing, state.pinger, true)
         }
-        guard let (transport, pinger) = ended else { return }
-        pinger?.cancel()
-        recordEnd(detail)
-        await transport.close(close)
+        if ended.first {
+            ended.pinger?.cancel()
+            recordEnd(detail)
+        }
+        await ended.closing?.value
+    }
+
+    /// Returns once the transport is closed, after an end.
+    private func closed() async {
+        await state.value.closing?.value
     }
 
     /// Ends the connection from a place that cannot wait (a dropped iterator, a cancellation handler).
@@ -239,8 +251,12 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             } catch {
                 // An end of ours (a close, a missed pong, a cancellation) wins over what the transport saw.
                 switch state.value.end {
-                case .success: return nil
-                case .failure(let error): throw error
+                case .success:
+                    await closed()
+                    return nil
+                case .failure(let error):
+                    await closed()
+                    throw error
                 case nil: break
                 }
                 let failure = APIError.wrapping(error, request: request)
@@ -251,7 +267,11 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                 }
                 let reconnectable = [.connectionLost, .timedOut, .cannotConnect].contains(
                     failure.reason.transportProblem)
-                if reconnectable, try await reconnect(after: failure, failures: &failures) { continue }
+                if reconnectable,
+                    try await reconnect(after: failure, closing: WebSocketClose(code: 1006), failures: &failures)
+                {
+                    continue
+                }
                 await end(.failure(failure), close: WebSocketClose(code: 1006), detail: "\(failure.reason)")
                 throw failure
             }
@@ -273,7 +293,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                     let lost = APIError(
                         .transport(.connectionLost), endpoint: request.endpoint, request: request,
                         underlyingError: close)
-                    if try await reconnect(after: lost, failures: &failures) { continue }
+                    if try await reconnect(after: lost, closing: close, failures: &failures) { continue }
                 }
                 if close.isClean {
                     await end(.success(()), close: close, detail: "closed by peer \(close)")
@@ -344,9 +364,12 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         return false
     }
 
-    /// Opens the socket again after `failure` when the reconnect policy allows another attempt, after its wait;
-    /// `false` when it does not (or the connection ended meanwhile).
-    private func reconnect(after failure: APIError, failures: inout Int) async throws(APIError) -> Bool {
+    /// Opens the socket again after `failure` when the reconnect policy allows another attempt, after its wait, and
+    /// closes the transport it replaces with `close` (`1006` for a failed one, the peer's close answered); `false`
+    /// when it does not (or the connection ended meanwhile).
+    private func reconnect(
+        after failure: APIError, closing close: WebSocketClose, failures: inout Int
+    ) async throws(APIError) -> Bool {
         let settings = state.value.settings
         guard let reopen = settings.reopen else { return false }
         while failures < settings.reconnect.attempts {
@@ -367,27 +390,31 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             do {
                 next = try await reopen()
             } catch {
-                if error.reason.transportProblem == .cancelled { throw error }
+                if error.reason.transportProblem == .cancelled {
+                    await end(.failure(error), close: WebSocketClose(code: 1001), detail: "cancelled")
+                    throw error
+                }
                 continue
             }
             let (transport, pinger) = next.state.withLock { state in
                 defer { state.pinger = nil }
                 return (state.transport, state.pinger)
             }
-            let replaced = state.withLock { state -> Bool in
-                guard state.end == nil else { return false }
-                state.transport = transport
+            let replaced = state.withLock { state -> (any WebSocketTransport)? in
+                guard state.end == nil else { return nil }
+                defer { state.transport = transport }
                 state.generation += 1
                 state.receivedClose = nil
                 state.pinger?.cancel()
                 state.pinger = nil
-                return true
+                return state.transport
             }
             pinger?.cancel()
-            guard replaced else {
+            guard let replaced else {
                 await transport.close(WebSocketClose(code: 1001))
                 return false
             }
+            await replaced.close(close)
             if let interval = state.value.pingInterval { configure(settings, pingInterval: interval) }
             return true
         }
@@ -408,6 +435,8 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         /// Counts the transports: a reconnection makes the next.
         var generation = 0
         var pinger: Task<Void, Never>?
+        /// Closes the transport, once the connection ended.
+        var closing: Task<Void, Never>?
         /// How the connection ended: `.success` closed (by us, or cleanly by the peer), `.failure` failed.
         var end: Result<Void, APIError>?
         var receivedClose: WebSocketClose?

@@ -112,8 +112,22 @@ import Testing
         // THEN the loop failed with cancelled, the server saw a close (1001), and sending fails
         #expect(messages.isEmpty)
         #expect(error?.reason == .transport(.cancelled))
-        await eventually { server.closes.map(\.code) == [1001] }
+        #expect(server.closes.map(\.code) == [1001])  // closed by the time the loop failed
         await #expect(throws: APIError.self) { try await socket.send(.text("after")) }
+    }
+
+    @Test("isOpen is true until either side closes")
+    func isOpen() async throws {
+        let server = StubWebSocket([.send(.text("one")), .close(code: 1000)])
+        let (socket, _) = try await open(server)
+        #expect(socket.isOpen)
+
+        var iterator = socket.makeAsyncIterator()
+        _ = try await iterator.next()
+        #expect(socket.isOpen)
+        _ = try await iterator.next()
+
+        #expect(!socket.isOpen)
     }
 
     @Test("Leaving the loop early (break) closes the socket with 1001")
@@ -219,9 +233,10 @@ import Testing
 
         let (messages, error) = await readAll(socket)
 
+        // THEN the loop went on with the second connection; the first one's close was answered when it was replaced
         #expect(messages == [.text("back")])
         #expect(error == nil)
         #expect(stub.requests.count == 2)
-        #expect(server.closes.map(\.code) == [1000])
+        #expect(server.closes == [WebSocketClose(code: 1001, reason: "restart"), WebSocketClose(code: 1000)])
     }
 }

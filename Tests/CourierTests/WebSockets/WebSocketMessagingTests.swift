@@ -26,6 +26,19 @@ import Testing
         #expect(server.received == [message])
     }
 
+    @Test("send(_:) of a String sends it as text, of Data as binary, as they are")
+    func stringAndDataAsTheyAre() async throws {
+        let server = StubWebSocket([])
+        let configuration = socketConfiguration(await StubExecutor().stub(Chat.$lobby, with: .webSocket(server)))
+
+        let socket = try await Chat.$lobby.connect(using: configuration)
+        try await socket.send("plain \"text\"")
+        try await socket.send(Data([0, 0xFF]))
+        await socket.close()
+
+        #expect(server.received == [.text("plain \"text\""), .binary(Data([0, 0xFF]))])
+    }
+
     @Test("send(_:) of an Encodable sends JSON text with the configuration's encoder")
     func typedSendUsesTheConfigurationsEncoder() async throws {
         // GIVEN a configuration whose encoder writes snake_case keys
