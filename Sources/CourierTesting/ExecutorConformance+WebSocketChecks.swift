@@ -269,7 +269,7 @@ extension ExecutorConformance.Context {
         let limit = 64 * 1024
         var limited = configuration
         limited.maxResponseBytes = limit
-        for (size, fragment) in [(limit, 0), (limit, 1_000), (limit + 1, 0), (4 * 1024 * 1024, 0), (limit + 1, 1_000)] {
+        for (size, fragment) in [(limit, 0), (limit, 1_000), (limit + 1, 0), (1024 * 1024, 0), (limit + 1, 1_000)] {
             let label = "/ws/big?bytes=\(size)&fragment=\(fragment) with a limit of \(limit) bytes"
             guard
                 let socket = await socket(
@@ -323,7 +323,10 @@ extension ExecutorConformance.Context {
 
     /// `count` bytes, byte i being i % 251, as `/ws/big` sends them.
     static func socketBytes(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8($0 % 251) })
+        let block = Data((0..<251).map { UInt8($0) })
+        var data = Data(capacity: count + block.count)
+        while data.count < count { data.append(block) }
+        return data.prefix(count)
     }
 
     /// A message for failure messages: its kind and size, and a short text.

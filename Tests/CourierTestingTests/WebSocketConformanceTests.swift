@@ -112,7 +112,10 @@ struct RouteEmulator: APIExecutor {
             socket.after(Int(query["after"] ?? "") ?? 0, .drop)
         case "/ws/big":
             let size = Int(query["bytes"] ?? "") ?? 0
-            socket.push(.message(.binary(Data((0..<size).map { UInt8($0 % 251) }))))
+            let block = Data((0..<251).map { UInt8($0) })
+            var bytes = Data(capacity: size + block.count)
+            while bytes.count < size { bytes.append(block) }
+            socket.push(.message(.binary(bytes.prefix(size))))
         case "/ws/auth":
             break
         default:
