@@ -25,7 +25,7 @@ private enum Chat {
         let stub = await StubExecutor().stub(Chat.$room, with: .webSocket(server))
 
         // WHEN a client in the activated scope talks to it
-        let messages = try await stub.activate { () async throws(APIError) -> [WebSocketMessage] in
+        let messages = try await stub.activate(in: blank) { () async throws(APIError) -> [WebSocketMessage] in
             let socket = try await Chat.$room.connect(with: "lobby")
             try await socket.send(.text("hi"))
             var messages: [WebSocketMessage] = []
@@ -50,7 +50,9 @@ private enum Chat {
     func waitCountsEarlierMessages() async throws {
         let server = StubWebSocket([.waitForMessage, .send(.text("one")), .waitForMessage, .send(.text("two"))])
         let stub = await StubExecutor().stub(Chat.$room, with: .webSocket(server))
-        let socket = try await stub.activate { () async throws(APIError) in try await Chat.$room.connect(with: "a") }
+        let socket = try await stub.activate(in: blank) { () async throws(APIError) in
+            try await Chat.$room.connect(with: "a")
+        }
 
         // WHEN the client sends once before reading
         try await socket.send(.text("early"))
@@ -77,7 +79,7 @@ private enum Chat {
         var first: [WebSocketMessage] = []
         var firstError: APIError?
         var second: [WebSocketMessage] = []
-        try await stub.activate {
+        try await stub.activate(in: blank) {
             let socket = try await Chat.$room.connect(with: "a")
             do {
                 for try await message in socket { first.append(message) }
@@ -99,7 +101,9 @@ private enum Chat {
     func openAfterTheScript() async throws {
         let server = StubWebSocket([.send(.text("only"))])
         let stub = await StubExecutor().stub(Chat.$room, with: .webSocket(server))
-        let socket = try await stub.activate { () async throws(APIError) in try await Chat.$room.connect(with: "a") }
+        let socket = try await stub.activate(in: blank) { () async throws(APIError) in
+            try await Chat.$room.connect(with: "a")
+        }
         var iterator = socket.makeAsyncIterator()
         let only = try await iterator.next()
         let rest = Task { [iterator] in
@@ -121,7 +125,7 @@ private enum Chat {
         let stub = await StubExecutor().stub(Chat.$info, with: .webSocket(StubWebSocket([.send(.text("x"))])))
 
         let error = await #expect(throws: APIError.self) {
-            try await stub.activate { () async throws(APIError) in
+            try await stub.activate(in: blank) { () async throws(APIError) in
                 let _: Data = try await Chat.$info.request(with: "a")
             }
         }
@@ -137,7 +141,9 @@ private enum Chat {
         #expect(response.headers["Sec-WebSocket-Protocol"] == "v2")
 
         let stub = await StubExecutor().stub(Chat.$room, with: response)
-        let socket = try await stub.activate { () async throws(APIError) in try await Chat.$room.connect(with: "a") }
+        let socket = try await stub.activate(in: blank) { () async throws(APIError) in
+            try await Chat.$room.connect(with: "a")
+        }
         await socket.close()
         #expect(socket.subprotocol == "v2")
     }
@@ -146,13 +152,17 @@ private enum Chat {
     func refusedAndDelayed() async throws {
         let refused = await StubExecutor().stub(Chat.$room, with: .status(401))
         let error = await #expect(throws: APIError.self) {
-            try await refused.activate { () async throws(APIError) in _ = try await Chat.$room.connect(with: "a") }
+            try await refused.activate(in: blank) { () async throws(APIError) in
+                _ = try await Chat.$room.connect(with: "a")
+            }
         }
         #expect(error?.reason == .unacceptableStatus(.unauthorized))
 
         let delayed = await StubExecutor().stub(
             Chat.$room, with: .webSocket(StubWebSocket([.send(.text("late"))])).delayed(by: .milliseconds(20)))
-        let socket = try await delayed.activate { () async throws(APIError) in try await Chat.$room.connect(with: "a") }
+        let socket = try await delayed.activate(in: blank) { () async throws(APIError) in
+            try await Chat.$room.connect(with: "a")
+        }
         var iterator = socket.makeAsyncIterator()
         #expect(try await iterator.next() == .text("late"))
         await socket.close()
