@@ -390,7 +390,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             do {
                 next = try await reopen()
             } catch {
-                if error.reason.transportProblem == .cancelled {
+                if Self.isCancellation(error) {
                     await end(.failure(error), close: WebSocketClose(code: 1001), detail: "cancelled")
                     throw error
                 }
@@ -419,6 +419,14 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             return true
         }
         return false
+    }
+
+    /// Whether `error` is a cancellation. A function of its own, not inlined: swiftc 6.3.1 crashes on
+    /// `error.reason.transportProblem == .cancelled` inlined in ``reconnect(after:closing:failures:)`` in an optimized
+    /// build ("Found ownership error?!" in CopyPropagation: a `load_borrow` of the reason's kind used after its end).
+    @inline(never)
+    private static func isCancellation(_ error: APIError) -> Bool {
+        error.reason.transportProblem == .cancelled
     }
 
     // MARK: State
