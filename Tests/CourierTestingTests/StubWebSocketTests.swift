@@ -134,6 +134,31 @@ private enum Chat {
         #expect(error?.response?.headers["Upgrade"] == "websocket")
     }
 
+    @Test("A cassette refuses a socket before any I/O: its messages could not be replayed")
+    func cassetteRefusesSockets() async throws {
+        // GIVEN a cassette recording through a stub whose server would accept the socket
+        let folder = CassetteFolder()
+        defer { folder.remove() }
+        let stub = await StubExecutor().stub(Chat.$room, with: .webSocket(StubWebSocket([])))
+        let cassette = Cassette.local(folder.file(), recordingWith: stub)
+
+        // WHEN a socket opens through it
+        let error = await #expect(throws: APIError.self) {
+            try await cassette.activate(in: APIConfiguration(baseURL: URL(string: "https://chat.example"))) {
+                () async throws(APIError) in
+                _ = try await Chat.$room.connect(with: "a")
+            }
+        }
+
+        // THEN it fails before reaching the stub, naming the cassette and WebSockets
+        #expect(error?.reason == .transport(.unsupportedByExecutor))
+        let limitation = try #require(error?.underlyingError as? ExecutorLimitation)
+        #expect(limitation.missing == .webSockets)
+        #expect(limitation.executor == "Cassette")
+        #expect(stub.requests.isEmpty)
+        #expect(!cassette.supportedTransfers.contains(.webSockets))
+    }
+
     @Test("The response's headers are the handshake's; its Sec-WebSocket-Protocol is the subprotocol")
     func handshakeHeaders() async throws {
         let response = StubResponse.webSocket(StubWebSocket([]), headers: ["Sec-WebSocket-Protocol": "v2"])

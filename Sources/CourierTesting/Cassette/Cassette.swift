@@ -112,9 +112,12 @@ public struct Cassette: APIExecutor {
         }
     }
 
-    /// Every transfer: replayed ones are answered like stubs; recorded ones need the wrapped executor's features
-    /// (else they fail with ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` when sent).
-    public var supportedTransfers: TransferFeatures { .all }
+    /// Every transfer but WebSockets: replayed ones are answered like stubs; recorded ones need the wrapped
+    /// executor's features (else they fail with ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` when
+    /// sent). A socket's messages cannot be replayed from a file: `connect` through a cassette fails with
+    /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any I/O (test sockets with
+    /// ``StubWebSocket``).
+    public var supportedTransfers: TransferFeatures { TransferFeatures.all.subtracting(.webSockets) }
 
     /// The request's body, read whole: a one-shot stream is replaced by the bytes it gave, so that it can still be
     /// sent when recording.
