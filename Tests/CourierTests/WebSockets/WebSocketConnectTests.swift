@@ -260,6 +260,11 @@ import Testing
         printed += lines.value
         printed.append("\(socket.request)")
         printed.append(String(reflecting: socket.request))
+        printed.append("\(socket)")
+        printed.append(String(reflecting: socket))
+        var dumped = ""
+        dump(socket, to: &dumped)
+        printed.append(dumped)
         #expect(!lines.value.isEmpty)
         for text in printed {
             #expect(!text.contains("b3arer-s3cret"), "\(text)")
