@@ -12,7 +12,7 @@ import Foundation
 ///     .send(.text(#"{"text":"hi back"}"#)),
 ///     .close(code: 1000, reason: "bye"),
 /// ])
-/// let stub = StubExecutor().stub(Chat.$room, with: .webSocket(server))
+/// let stub = await StubExecutor().stub(Chat.$room, with: .webSocket(server))
 ///
 /// try await stub.activate {
 ///     let socket = try await Chat.$room.connect(with: "lobby")
@@ -21,7 +21,7 @@ import Foundation
 /// }
 /// #expect(server.received == [.text("hi")])
 /// #expect(server.closes == [WebSocketClose(code: 1000, reason: "bye")])  // the client answered the close
-/// #expect(stub.requests(to: Chat.$room).count == 1)                      // the handshakes
+/// #expect(await stub.requests(to: Chat.$room).count == 1)                // the handshakes
 /// ```
 ///
 /// - **The script runs as the client reads.** Each read of the client runs the steps up to the next message, the
