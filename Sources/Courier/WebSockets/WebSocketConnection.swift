@@ -230,15 +230,15 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     func receive() async throws(APIError) -> WebSocketMessage? {
         var failures = 0
         while true {
-            let current = state.withLock { state -> Result<any WebSocketTransport, APIError>? in
+            let current = state.withLock { state -> Result<(any WebSocketTransport, Int), APIError>? in
                 switch state.end {
-                case nil: .success(state.transport)
+                case nil: .success((state.transport, state.generation))
                 case .success: nil
                 case .failure(let error): .failure(error)
                 }
             }
             guard let current else { return nil }
-            let transport = try current.get()
+            let (transport, generation) = try current.get()
             let event: WebSocketEvent
             do {
                 event = try await withTaskCancellationHandler {
@@ -259,7 +259,10 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                     throw error
                 case nil: break
                 }
-                let failure = APIError.wrapping(error, request: request)
+                // A transport closed for a missed pong, so that a reconnection replaces it.
+                let missedPong = state.withLock { $0.missedPong == generation }
+                let failure =
+                    missedPong ? ExecutorStop.timedOut.error(for: request) : APIError.wrapping(error, request: request)
                 if Task.isCancelled {
                     let cancelled = ExecutorStop.cancelled.error(for: request)
                     await end(.failure(cancelled), close: WebSocketClose(code: 1001), detail: "cancelled")
@@ -358,7 +361,19 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         if pong.value { return true }
         ping.cancel()
         // A reconnection in between replaced the transport: the new one has not been pinged yet.
-        guard state.withLock({ $0.end == nil && $0.generation == generation }) else { return true }
+        let (current, reconnects) = state.withLock { state in
+            let current = state.end == nil && state.generation == generation
+            let reconnects = current && state.settings.reopen != nil && state.settings.reconnect.attempts > 0
+            if reconnects { state.missedPong = generation }
+            return (current, reconnects)
+        }
+        guard current else { return true }
+        if reconnects {
+            // The reader sees its transport fail with `timedOut` and reconnects; the new transport's pings start
+            // with it.
+            await transport.close(WebSocketClose(code: 1006))
+            return false
+        }
         let error = ExecutorStop.timedOut.error(for: request)
         await end(.failure(error), close: WebSocketClose(code: 1011, reason: "ping timeout"), detail: "no pong")
         return false
@@ -400,21 +415,23 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                 defer { state.pinger = nil }
                 return (state.transport, state.pinger)
             }
-            let replaced = state.withLock { state -> (any WebSocketTransport)? in
+            let replaced = state.withLock { state -> (transport: any WebSocketTransport, isClosed: Bool)? in
                 guard state.end == nil else { return nil }
                 defer { state.transport = transport }
+                // A transport closed for a missed pong is closed already.
+                let isClosed = state.missedPong == state.generation
                 state.generation += 1
                 state.receivedClose = nil
                 state.pinger?.cancel()
                 state.pinger = nil
-                return state.transport
+                return (state.transport, isClosed)
             }
             pinger?.cancel()
             guard let replaced else {
                 await transport.close(WebSocketClose(code: 1001))
                 return false
             }
-            await replaced.close(close)
+            if !replaced.isClosed { await replaced.transport.close(close) }
             if let interval = state.value.pingInterval { configure(settings, pingInterval: interval) }
             return true
         }
@@ -442,6 +459,8 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         var pingInterval: Duration?
         /// Counts the transports: a reconnection makes the next.
         var generation = 0
+        /// The generation of a transport the pings closed (its pong missing), to be reconnected.
+        var missedPong: Int?
         var pinger: Task<Void, Never>?
         /// Closes the transport, once the connection ended.
         var closing: Task<Void, Never>?

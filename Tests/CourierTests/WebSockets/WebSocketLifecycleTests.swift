@@ -80,6 +80,22 @@ import Testing
         #expect(server.closes.map(\.code) == [1011])
     }
 
+    @Test("A missed pong reconnects when a policy is set; the loop fails with timedOut once the policy runs out")
+    func missedPongReconnects() async throws {
+        // GIVEN a server that never answers a ping, pings every 100 ms, and one reconnection allowed
+        let server = StubWebSocket([], answersPings: false)
+        let (socket, stub) = try await open(
+            server, pingInterval: .milliseconds(100), reconnect: .upTo(1, delay: .milliseconds(1)))
+
+        // WHEN the client waits for a message
+        let (messages, error) = await readAll(socket)
+
+        // THEN the first connection's missed pong opened a second one, whose missed pong ended the loop
+        #expect(messages.isEmpty)
+        #expect(error?.reason == .transport(.timedOut))
+        #expect(stub.requests.count == 2)
+    }
+
     @Test("A server that answers pings keeps the connection open across many intervals")
     func answeredPings() async throws {
         // GIVEN a server that answers only after the client sent something, and pings every 50 ms
