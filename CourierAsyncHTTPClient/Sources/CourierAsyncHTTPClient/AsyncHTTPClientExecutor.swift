@@ -152,6 +152,9 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
     /// its status code.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
+        if request.responseDelivery.isWebSocket {
+            return try await WebSocketHandshake(request: request, executor: self).run()
+        }
         let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies)
         return try await call.run()
     }
