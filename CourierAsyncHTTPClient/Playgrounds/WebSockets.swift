@@ -54,7 +54,8 @@ enum WebSocketsPage {
         // Close: the close frame goes with its code and reason; a loop over the socket then ends.
         await typed.close(code: 1000, reason: "bye")
         await socket.close(code: 1000, reason: "bye")
-        print("closed: open \(socket.isOpen); the server's close: \(socket.receivedClose.map { "\($0)" } ?? "none read")")
+        print(
+            "closed: open \(socket.isOpen); the server's close: \(socket.receivedClose.map { "\($0)" } ?? "none read")")
         guard replies == 2 else { throw PlaygroundFailure(description: "expected 2 replies, got \(replies)") }
     }
 }

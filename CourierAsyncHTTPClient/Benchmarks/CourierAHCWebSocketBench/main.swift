@@ -60,7 +60,8 @@ final class EchoHandler: ChannelInboundHandler {
             let echo = WebSocketFrame(fin: frame.fin, opcode: frame.opcode, data: frame.unmaskedData)
             context.write(wrapOutboundOut(echo), promise: nil)
         case .ping:
-            context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            context.write(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
         case .connectionClose:
             let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(close)).assumeIsolated().whenComplete { _ in

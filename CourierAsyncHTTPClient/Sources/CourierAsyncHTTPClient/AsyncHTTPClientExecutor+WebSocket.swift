@@ -39,7 +39,8 @@ final class WebSocketHandshake: Sendable {
 
     /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
     enum Outcome: Sendable {
-        case upgraded(NIOAsyncChannel<WebSocketEvent, WebSocketFrame>, NIOLoopBound<WebSocketFrameHandler>, HTTPResponseHead)
+        case upgraded(
+            NIOAsyncChannel<WebSocketEvent, WebSocketFrame>, NIOLoopBound<WebSocketFrameHandler>, HTTPResponseHead)
         case refused(EventLoopFuture<RefusedHandshake>)
     }
 
@@ -133,7 +134,8 @@ final class WebSocketHandshake: Sendable {
         if let query = components.percentEncodedQuery { target += "?" + query }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: requestHeaders(host, port))
         let tls = secure ? (self.tls ?? TLSConfiguration.makeClientConfiguration()) : nil
-        let bootstrap = (ClientBootstrap(validatingGroup: group) ?? ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup))
+        let bootstrap =
+            (ClientBootstrap(validatingGroup: group) ?? ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup))
             .connectTimeout(TimeAmount(request.timeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let upgrade = try await bootstrap.connect(host: host, port: port) { channel in
@@ -162,7 +164,9 @@ final class WebSocketHandshake: Sendable {
     }
 
     /// The inbound stream of `channel` (see ``UnscopedInbound``).
-    private static func inbound<Socket: UnscopedInbound>(of channel: Socket) -> NIOAsyncChannelInboundStream<Socket.Inbound> {
+    private static func inbound<Socket: UnscopedInbound>(
+        of channel: Socket
+    ) -> NIOAsyncChannelInboundStream<Socket.Inbound> {
         channel.inbound
     }
 

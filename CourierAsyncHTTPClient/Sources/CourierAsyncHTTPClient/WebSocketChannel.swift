@@ -352,7 +352,6 @@ final class NIOWebSocketTransport: WebSocketTransport {
     }
 }
 
-
 /// The inbound stream of an open socket, which outlives any one scope (the connection holds it until it closes):
 /// SwiftNIO deprecated `NIOAsyncChannel.inbound` for `executeThenClose`, whose scope a transport cannot keep open.
 protocol UnscopedInbound {

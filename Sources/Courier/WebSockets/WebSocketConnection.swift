@@ -367,7 +367,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             do {
                 next = try await reopen()
             } catch {
-                if error.reason.transportProblem == .cancelled { throw error }
+                if Self.isCancellation(error) { throw error }
                 continue
             }
             let (transport, pinger) = next.state.withLock { state in
@@ -392,6 +392,14 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             return true
         }
         return false
+    }
+
+    /// Whether `error` is a cancellation. A function of its own, not inlined: swiftc 6.3.1 crashes on
+    /// `error.reason.transportProblem == .cancelled` inlined in ``reconnect(after:failures:)`` in an optimized build
+    /// ("Found ownership error?!" in CopyPropagation: a `load_borrow` of the reason's kind used after its end).
+    @inline(never)
+    private static func isCancellation(_ error: APIError) -> Bool {
+        error.reason.transportProblem == .cancelled
     }
 
     // MARK: State
