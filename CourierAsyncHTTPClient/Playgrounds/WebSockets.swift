@@ -32,31 +32,31 @@ enum WebSocketsPage {
         try await socket.send(.text("hello"))
         try await socket.send(ChatMessage(author: "ann", text: "hi, JSON"))
 
-        // Read the replies as they come: a loop over the socket reads messages (`.text` / `.binary`).
-        var replies = 0
-        for try await message in socket {
-            replies += 1
+        // Read the replies as they come: the socket is an AsyncSequence of messages (`.text` / `.binary`). An
+        // iterator reads a few; a `for try await` loop reads them all (leaving it early closes the socket).
+        var replies = socket.makeAsyncIterator()
+        var count = 0
+        while count < 2, let message = try await replies.next() {
+            count += 1
             switch message {
             case .text(let text): print("← text: \(text)")
             case .binary(let data): print("← binary: \(data.count) bytes")
             }
-            if replies == 2 { break }  // leaving the loop early would close the socket; here we go on below
         }
 
-        // Or decode each message into a type; this loop is the socket's second reader, so open another socket.
+        // Or decode each message into a type (one reader per socket: this one is another socket).
         let typed = try await Echo.$socket.connect(with: "lobby", using: configuration)
         try await typed.send(ChatMessage(author: "bob", text: "typed both ways"))
         for try await message in typed.messages(as: ChatMessage.self) {
             print("← ChatMessage from \(message.author): \(message.text)")
-            break
+            break  // leaving the loop closes `typed` (code 1001)
         }
 
         // Close: the close frame goes with its code and reason; a loop over the socket then ends.
-        await typed.close(code: 1000, reason: "bye")
         await socket.close(code: 1000, reason: "bye")
         print(
             "closed: open \(socket.isOpen); the server's close: \(socket.receivedClose.map { "\($0)" } ?? "none read")")
-        guard replies == 2 else { throw PlaygroundFailure(description: "expected 2 replies, got \(replies)") }
+        guard count == 2 else { throw PlaygroundFailure(description: "expected 2 replies, got \(count)") }
     }
 }
 
