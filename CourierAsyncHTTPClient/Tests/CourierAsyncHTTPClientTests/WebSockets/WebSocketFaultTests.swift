@@ -219,6 +219,26 @@ struct WebSocketFaultTests {
         #expect(ContinuousClock.now - start < .seconds(8))
     }
 
+    @Test("Cancelling a handshake that waits for its head fails it with cancelled, at once")
+    func handshakeCancelled() async throws {
+        let slow = WebSocket<Void>("/slow-headers?delay=10")
+        let configuration = try Self.configuration()
+        let start = ContinuousClock.now
+        let opening = Task { () -> APIError.TransportProblem? in
+            do {
+                _ = try await slow.connect(using: configuration)
+                return nil
+            } catch {
+                return (error as? APIError)?.reason.transportProblem
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        opening.cancel()
+        let problem = await opening.value
+        #expect(problem == .cancelled)
+        #expect(ContinuousClock.now - start < .seconds(8))
+    }
+
     @Test("A 401 handshake refreshes the bearer token and opens with the fresh one: two handshakes")
     func refreshOnUnauthorized() async throws {
         let token = NIOLockedValueBox("stale-token")
