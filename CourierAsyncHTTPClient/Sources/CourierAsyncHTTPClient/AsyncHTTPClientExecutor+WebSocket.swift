@@ -218,7 +218,7 @@ final class WebSocketHandshake: Sendable {
         try pipeline.addHandler(RequestSentObserver(request: request))
         let limit = request.maxResponseBytes
         let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
-            maxFrameSize: min(max(limit, 125), Int(UInt32.max)), enableAutomaticErrorHandling: true
+            maxFrameSize: min(max(limit, 125), Int(UInt32.max)), enableAutomaticErrorHandling: false
         ) { channel, head in
             channel.eventLoop.makeCompletedFuture {
                 let handler = WebSocketFrameHandler(maxMessageBytes: limit)

@@ -6,9 +6,9 @@ import NIOWebSocket
 
 // An open WebSocket of `AsyncHTTPClientExecutor`, after its handshake (`AsyncHTTPClientExecutor+WebSocket.swift`):
 //
-//     socket ─ [TLS] ─ frame encoder ─ frame decoder ─ protocol errors ─ WebSocketFrameHandler ─ NIOAsyncChannel
-//                                     (maxFrameSize)   (close 1002/1009)   control frames,        (data messages,
-//                                                                           fragments joined       backpressure)
+//     socket ─ [TLS] ─ frame encoder ─ frame decoder ─ WebSocketFrameHandler ─ NIOAsyncChannel
+//                                     (maxFrameSize)   control frames, errors   (data messages,
+//                                                      fragments joined         backpressure)
 //
 // Control frames stay in the pipeline: a ping is answered there, a pong completes the pings waiting for it, so a
 // pong is seen while the app reads no data messages. Data messages go to the `NIOAsyncChannel`'s inbound stream,
@@ -134,6 +134,12 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         endWaiters(error: error)
+        // The frame decoder's errors: a frame over the size limit (1009) or a broken frame (1002). Handled here, not
+        // by NIO's `WebSocketProtocolErrorHandler`, which may close the channel before it passes the error on: the
+        // inbound stream would then end as if the connection had dropped.
+        if let error = error as? NIOWebSocketError {
+            return fail(context, error, code: error == .invalidFrameLength ? 1009 : 1002)
+        }
         context.fireErrorCaught(error)
     }
 

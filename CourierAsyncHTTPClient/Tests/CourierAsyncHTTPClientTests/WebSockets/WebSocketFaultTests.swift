@@ -69,7 +69,7 @@ struct WebSocketFaultTests {
                 for try await _ in socket {}
                 Issue.record("the loop ended without an error")
             } catch {
-                #expect((error as? APIError)?.reason.transportProblem == .responseTooLarge)
+                #expect((error as? APIError)?.reason.transportProblem == .responseTooLarge, "\(query): \(error)")
             }
             #expect(!socket.isOpen)
         }
@@ -294,14 +294,15 @@ struct WebSocketFaultTests {
             let path: String
             let query: String
         }
-        let headers = WebSocket<(room: String, page: Int, trace: String)>(
-            "/ws/headers/{room}", parameters: { ["room": $0.room, "page": $0.page] },
+        // The route's name is the path value: `/ws/{route}` with "headers".
+        let headers = WebSocket<(route: String, page: Int, tag: String, trace: String)>(
+            "/ws/{route}", parameters: { ["route": $0.route, "page": $0.page, "tag": $0.tag] },
             headerBuilder: { ["X-Trace": $0.trace] })
-        let socket = try await headers.connect(with: ("a b", 2, "t-1"), using: Self.configuration())
+        let socket = try await headers.connect(with: ("headers", 2, "a b&c", "t-1"), using: Self.configuration())
         var iterator = socket.messages(as: Seen.self).makeAsyncIterator()
         let seen = try #require(try await iterator.next())
-        #expect(seen.path == "/ws/headers/a%20b")
-        #expect(seen.query == "page=2")
+        #expect(seen.path == "/ws/headers")
+        #expect(seen.query == "page=2&tag=a+b%26c")
         let names = Dictionary(seen.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
         #expect(names["x-trace"] == "t-1")
         #expect(names["upgrade"]?.lowercased() == "websocket")
