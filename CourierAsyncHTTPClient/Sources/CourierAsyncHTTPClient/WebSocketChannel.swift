@@ -325,13 +325,14 @@ final class NIOWebSocketTransport: WebSocketTransport {
         let peerClosed = channel.eventLoop.flatSubmit {
             handler.value.close(code: close.code, reason: reason) ?? handler.eventLoop.makeSucceededVoidFuture()
         }
-        // Up to a second for the peer's close frame, then the connection closes whatever came.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try? await peerClosed.get() }
-            group.addTask { try? await Task.sleep(for: .seconds(1)) }
-            await group.next()
-            group.cancelAll()
-        }
+        // Up to a second for the peer's close frame, then the connection closes whatever came (a future's `get()`
+        // does not end with a cancelled task: the second is a timer on the channel's loop).
+        let loop = channel.eventLoop
+        let waited = loop.makePromise(of: Void.self)
+        peerClosed.cascade(to: waited)
+        let timer = loop.scheduleTask(in: .seconds(1)) { waited.succeed() }
+        try? await waited.futureResult.get()
+        timer.cancel()
         try? await channel.close()
     }
 

@@ -1,4 +1,4 @@
-import Courier
+@_spi(CourierInternals) import Courier
 import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
@@ -317,7 +317,9 @@ struct WebSocketFaultTests {
         await socket.close()
     }
 
-    @Test("A flaky socket reconnects up to 3 times: the messages go on after the drops, retryScheduled recorded")
+    @Test(
+        "A flaky socket reconnects up to 3 times: the messages go on after the drops, retryScheduled recorded",
+        .timeLimit(.minutes(1)))
     func reconnects() async throws {
         let har = HARRecorder()
         let key = UUID().uuidString
@@ -331,7 +333,7 @@ struct WebSocketFaultTests {
             if received.count == 4 { break }
         }
         #expect(received == ["connection 1", "connection 2", "connection 3", "after the drops"])
-        let kinds = har.timelines.flatMap { $0.events.map(\.kind) }
+        let kinds = try #require(socket.request.timeline).events.map(\.kind)
         #expect(kinds.filter { $0 == .retryScheduled }.count == 2)
     }
 
