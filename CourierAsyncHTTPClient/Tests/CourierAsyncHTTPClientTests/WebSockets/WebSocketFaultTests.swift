@@ -136,10 +136,10 @@ struct WebSocketFaultTests {
     @Test("Pings answered while the app reads nothing: the connection stays open")
     func pongsWithoutReading() async throws {
         let echo = WebSocket<Void>("/ws/echo")
-        let socket = try await echo.connect(pingInterval: .milliseconds(300), using: Self.configuration())
+        let socket = try await echo.connect(pingInterval: .seconds(1), using: Self.configuration())
         // Echoes wait unread while pings go and come back.
         for index in 0..<5 { try await socket.send(.text("\(index)")) }
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(3))
         #expect(socket.isOpen)
         var iterator = socket.makeAsyncIterator()
         #expect(try await iterator.next() == .text("0"))
