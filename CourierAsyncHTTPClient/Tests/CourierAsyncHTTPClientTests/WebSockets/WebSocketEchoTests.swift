@@ -15,6 +15,14 @@ struct WebSocketEchoTests {
         let text: String
     }
 
+    /// `count` bytes where byte i is i % 251 (as the fault server's `/ws/big` sends), made 251 bytes at a time.
+    static func pattern(_ count: Int) -> Data {
+        let block = Data((0..<251).map { UInt8($0) })
+        var data = Data(capacity: count + 251)
+        while data.count < count { data.append(block) }
+        return data.prefix(count)
+    }
+
     static func configuration() throws -> APIConfiguration {
         let url = try #require(ProcessInfo.processInfo.environment["COURIER_WS_ECHO_URL"].flatMap(URL.init(string:)))
         return APIConfiguration(baseURL: url, executor: AsyncHTTPClientExecutor())
@@ -65,7 +73,7 @@ struct WebSocketEchoTests {
     func largeMessage() async throws {
         let big = WebSocket<Void>("/big", maxResponseBytes: 32 << 20)
         let socket = try await big.connect(using: Self.configuration())
-        let payload = Data((0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        let payload = Self.pattern(16 << 20)
         try await socket.send(.binary(payload))
         var iterator = socket.makeAsyncIterator()
         let reply = try await iterator.next()
@@ -116,11 +124,11 @@ struct WebSocketEchoTests {
     @Test("Pongs come back while the app reads nothing, behind echoes the backpressure holds: the socket stays open")
     func pongsWithoutReading() async throws {
         let socket = try await WebSocket<Void>("/pongs").connect(
-            pingInterval: .milliseconds(300), using: Self.configuration())
+            pingInterval: .seconds(1), using: Self.configuration())
         // Eight echoes of 64 KiB wait unread (two in the client, the rest in the kernel) while pings go and come back.
         let bytes = Data(repeating: 7, count: 64 << 10)
         for _ in 0..<8 { try await socket.send(.binary(bytes)) }
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(3))
         #expect(socket.isOpen)
         var count = 0
         for try await message in socket {

@@ -50,7 +50,7 @@ struct WebSocketFaultTests {
 
     @Test("A 16 MiB message within a 32 MiB limit arrives whole, in one frame or in fragments")
     func bigWithinTheLimit() async throws {
-        let expected = Data((0..<(16 << 20)).map { UInt8($0 % 251) })
+        let expected = WebSocketEchoTests.pattern(16 << 20)
         for query in ["", "&fragment=65536"] {
             let big = WebSocket<Void>("/ws/big?bytes=\(16 << 20)\(query)", maxResponseBytes: 32 << 20)
             let socket = try await big.connect(using: Self.configuration())
