@@ -121,24 +121,6 @@ struct WebSocketEchoTests {
         #expect(matched == 100)
     }
 
-    @Test("Pongs come back while the app reads nothing, behind echoes the backpressure holds: the socket stays open")
-    func pongsWithoutReading() async throws {
-        let socket = try await WebSocket<Void>("/pongs").connect(
-            pingInterval: .seconds(1), using: Self.configuration())
-        // Eight echoes of 64 KiB wait unread (two in the client, the rest in the kernel) while pings go and come back.
-        let bytes = Data(repeating: 7, count: 64 << 10)
-        for _ in 0..<8 { try await socket.send(.binary(bytes)) }
-        try await Task.sleep(for: .seconds(3))
-        #expect(socket.isOpen)
-        var count = 0
-        for try await message in socket {
-            #expect(message == .binary(bytes))
-            count += 1
-            if count == 8 { break }
-        }
-        #expect(count == 8)
-    }
-
     @Test("A refused connection fails with cannotConnect")
     func refused() async throws {
         // Port 1: nothing listens there (tcpmux, never served on loopback).
