@@ -344,31 +344,6 @@ struct WebSocketFaultTests {
         let kinds = try #require(socket.request.timeline).events.map(\.kind)
         #expect(kinds.filter { $0 == .retryScheduled }.count == 2)
     }
-
-    @Test("100 sockets at once, each echoing its own messages")
-    func concurrentSockets() async throws {
-        let configuration = try Self.configuration()
-        let echo = WebSocket<Void>("/ws/echo")
-        let matched = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for index in 0..<100 {
-                group.addTask {
-                    let socket = try await echo.connect(pingInterval: nil, using: configuration)
-                    var iterator = socket.makeAsyncIterator()
-                    var ok = true
-                    for round in 0..<3 {
-                        try await socket.send(.text("\(index).\(round)"))
-                        ok = try await iterator.next() == .text("\(index).\(round)") && ok
-                    }
-                    await socket.close()
-                    return ok
-                }
-            }
-            var matched = 0
-            for try await ok in group where ok { matched += 1 }
-            return matched
-        }
-        #expect(matched == 100)
-    }
 }
 
 /// A swift-log handler that keeps each line with its metadata.
