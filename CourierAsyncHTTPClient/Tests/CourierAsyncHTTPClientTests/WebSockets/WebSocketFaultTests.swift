@@ -344,7 +344,7 @@ struct WebSocketFaultTests {
             if message.text == "after the drops" { break }
         }
         #expect(received.last == "after the drops")
-        let connections = received.dropLast()
+        let connections = Array(received.dropLast())
         #expect(connections.last == "connection 3")
         #expect(connections == connections.sorted() && Set(connections).count == connections.count)
         #expect(connections.allSatisfy { ["connection 1", "connection 2", "connection 3"].contains($0) })
