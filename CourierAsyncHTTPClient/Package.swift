@@ -36,6 +36,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
@@ -54,6 +55,32 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             path: "Benchmarks/CourierAHCBench",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Echo round trips over WebSockets: Courier's connection on AsyncHTTPClientExecutor against the raw SwiftNIO
+        // WebSocket client, against an echo server in the process (Benchmarks/scripts/bench-ahc-websockets).
+        .executableTarget(
+            name: "CourierAHCWebSocketBench",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Benchmarks/CourierAHCWebSocketBench",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // The package's playground: pages run against real local servers (scripts/test-ahc runs it after the tests).
+        .executableTarget(
+            name: "CourierAHCPlayground",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+            ],
+            path: "Playgrounds",
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .testTarget(

@@ -58,6 +58,13 @@ import Tracing
 /// File, stream and multipart request bodies are sent chunk by chunk (with `Content-Length` when their size is
 /// known, chunked otherwise); a one-shot body is not sent twice: a `307`/`308` after it is the response.
 ///
+/// **WebSockets** (`$endpoint.connect(with:)` on a `@WebSocket` endpoint) open over SwiftNIO on the client's event
+/// loops (`NIOWebSocket`), `wss` with the client's TLS configuration: the request's timeout bounds the handshake, a
+/// handshake answered with another status than `101` is that response with its body (a `401` goes back through the
+/// plugins, so a refreshing auth plugin refreshes and tries again), and cookies go and come as on any request. The
+/// socket reads from the network only as its messages are read (two messages wait at most), refuses a message longer
+/// than `maxResponseBytes` while it arrives (close `1009`), answers pings, and sees pongs while the app reads nothing.
+///
 /// ## The client
 ///
 /// ``init(cookies:)`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
@@ -145,13 +152,17 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         return configuration
     }
 
-    /// Every transfer: streamed responses, downloads to files, file and streamed request bodies, and progress
-    /// (for a body held in memory, upload progress in one step, once it is sent).
+    /// Every transfer: streamed responses, downloads to files, file and streamed request bodies, progress (for a body
+    /// held in memory, upload progress in one step, once it is sent), and WebSockets.
     public var supportedTransfers: TransferFeatures { .all }
 
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
-    /// its status code.
+    /// its status code; for a WebSocket request, performs the handshake (no redirect is followed) and returns the
+    /// open socket (`101`) or the response that refused it.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
+        if request.responseDelivery.isWebSocket {
+            return try await WebSocketHandshake(request: request, executor: self).run()
+        }
         let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies)
         return try await call.run()
     }

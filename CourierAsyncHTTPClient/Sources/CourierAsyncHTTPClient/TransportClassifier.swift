@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
+import NIOWebSocket
 
 #if canImport(Glibc)
     import Glibc
@@ -40,6 +41,11 @@ enum TransportClassifier {
             return .transport(error == .limit ? .responseTooLarge : .other)
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             return .transport(.secureConnectionFailed)
+        case is WebSocketMessageTooLarge:
+            return .transport(.responseTooLarge)
+        case let error as NIOWebSocketError:
+            // A frame longer than the decoder's limit (the request's `maxResponseBytes`), refused from its header.
+            return .transport(error == .invalidFrameLength ? .responseTooLarge : .other)
         default:
             return .transport(.other)
         }

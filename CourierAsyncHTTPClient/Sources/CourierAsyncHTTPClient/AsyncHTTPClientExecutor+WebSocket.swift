@@ -1,0 +1,305 @@
+import AsyncHTTPClient
+@_spi(CourierInternals) import Courier
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+extension AsyncHTTPClientExecutor {
+    /// The TLS configuration of the executor's client (`wss` uses it as `https` does), `nil` when it has none of its
+    /// own. AsyncHTTPClient keeps a client's configuration internal: it is read by reflection, as
+    /// ``followsRedirects(_:)`` reads it.
+    var tlsConfiguration: TLSConfiguration? {
+        Mirror(reflecting: client).descendant("configuration", "tlsConfiguration") as? TLSConfiguration
+    }
+}
+
+/// The handshake of a WebSocket request (``Courier/ResponseDelivery/webSocket``) of ``AsyncHTTPClientExecutor``,
+/// over SwiftNIO on the client's event loops: a connection (TLS for `https`/`wss`), the upgrade request with the
+/// request's headers and the jar's cookies, then either the open socket (`101`, a ``Courier/WebSocketConnection``
+/// over ``NIOWebSocketTransport``) or the response with its body in memory (any other status, so that a `401` goes
+/// back through the plugins).
+///
+/// The request's timeout bounds the handshake (``DeadlineTimer``); cancelling the calling task stops it at once.
+final class WebSocketHandshake: Sendable {
+    let request: APIRequest
+    let group: any EventLoopGroup
+    let tls: TLSConfiguration?
+    let cookies: CookieJar?
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var stop: ExecutorStop?
+        var channel: (any Channel)?
+        var finished = false
+    }
+
+    /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
+    enum Outcome: Sendable {
+        case upgraded(
+            NIOAsyncChannel<WebSocketEvent, WebSocketFrame>, NIOLoopBound<WebSocketFrameHandler>, HTTPResponseHead)
+        case refused(EventLoopFuture<RefusedHandshake>)
+    }
+
+    /// A handshake answered with another status than `101`.
+    struct RefusedHandshake: Sendable {
+        let head: HTTPResponseHead
+        let body: ByteBuffer
+    }
+
+    init(request: APIRequest, executor: AsyncHTTPClientExecutor) {
+        self.request = request
+        self.group = executor.client.eventLoopGroup
+        self.tls = executor.tlsConfiguration
+        self.cookies = executor.cookies
+    }
+
+    /// Performs the handshake within the request's timeout.
+    func run() async throws -> APIResponse {
+        if Task.isCancelled { throw ExecutorStop.cancelled.error(for: request) }
+        let loop = group.next()
+        let result = loop.makePromise(of: APIResponse.self)
+        let work = Task {
+            do {
+                let response = try await self.handshake()
+                if !self.complete(result, .success(response)) { await Self.discard(response) }
+            } catch {
+                _ = self.complete(result, .failure(self.failure(error)))
+            }
+        }
+        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
+        let timer = DeadlineTimer.shared.add(deadline) { self.stop(.timedOut, result, work) }
+        defer { DeadlineTimer.shared.remove(timer) }
+        return try await withTaskCancellationHandler {
+            try await result.futureResult.get()
+        } onCancel: {
+            self.stop(.cancelled, result, work)
+        }
+    }
+
+    /// Completes `result` unless it was completed (by a stop); whether it was this call that completed it.
+    private func complete(_ result: EventLoopPromise<APIResponse>, _ value: Result<APIResponse, any Error>) -> Bool {
+        let first = state.withLockedValue { state in
+            defer { state.finished = true }
+            return !state.finished
+        }
+        if first { result.completeWith(value) }
+        return first
+    }
+
+    /// Stops the handshake for `reason`: fails the call at once and closes the connection, if there is one.
+    private func stop(_ reason: ExecutorStop, _ result: EventLoopPromise<APIResponse>, _ work: Task<Void, Never>) {
+        let channel = state.withLockedValue { state -> (any Channel)? in
+            if state.stop == nil { state.stop = reason }
+            return state.channel
+        }
+        _ = complete(result, .failure(error(for: reason)))
+        work.cancel()
+        channel?.close(promise: nil)
+    }
+
+    /// Closes the socket of a handshake that finished after the call stopped.
+    private static func discard(_ response: APIResponse) async {
+        await response.body.webSocket?.close(code: 1001)
+    }
+
+    private func error(for stop: ExecutorStop) -> APIError {
+        stop.error(for: request, timeoutError: HTTPClientError.deadlineExceeded)
+    }
+
+    /// The error to throw for `error`: the stop's reason when the handshake was stopped, else `error` classified.
+    private func failure(_ error: any Error) -> APIError {
+        if let stop = state.withLockedValue({ $0.stop }) { return self.error(for: stop) }
+        if let error = error as? APIError { return error }
+        return APIError(
+            TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
+            underlyingError: ConnectionFailure.describable(error))
+    }
+
+    // MARK: - The handshake
+
+    private func handshake() async throws -> APIResponse {
+        let url = request.url
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else {
+            throw APIError(.invalidRequest(.invalidURL), endpoint: request.endpoint, request: request)
+        }
+        let secure = scheme == "https" || scheme == "wss"
+        let port = components.port ?? (secure ? 443 : 80)
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: requestHeaders(host, port))
+        let tls = secure ? (self.tls ?? TLSConfiguration.makeClientConfiguration()) : nil
+        let bootstrap =
+            (ClientBootstrap(validatingGroup: group) ?? ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup))
+            .connectTimeout(TimeAmount(request.timeout))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let upgrade = try await bootstrap.connect(host: host, port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try self.configure(channel, head: head, tls: tls, host: host)
+            }
+        }
+        let outcome = try await upgrade.get()
+        switch outcome {
+        case .upgraded(let channel, let handler, let head):
+            let transport = NIOWebSocketTransport(
+                request: request, channel: channel.channel, handler: handler, inbound: Self.inbound(of: channel))
+            received(head)
+            let connection = WebSocketConnection(
+                request: request, transport: transport, subprotocol: head.headers.first(name: "Sec-WebSocket-Protocol"))
+            return APIResponse(
+                statusCode: Int(head.status.code), headers: Courier.HTTPHeaders(head.headers),
+                body: .webSocket(connection), request: request)
+        case .refused(let refusal):
+            let refused = try await refusal.get()
+            received(refused.head)
+            return APIResponse(
+                statusCode: Int(refused.head.status.code), headers: Courier.HTTPHeaders(refused.head.headers),
+                body: .data(Data(refused.body.readableBytesView)), request: request)
+        }
+    }
+
+    /// The inbound stream of `channel` (see ``UnscopedInbound``).
+    private static func inbound<Socket: UnscopedInbound>(
+        of channel: Socket
+    ) -> NIOAsyncChannelInboundStream<Socket.Inbound> {
+        channel.inbound
+    }
+
+    /// The request's headers, with `Host` (unless it has one) and the jar's cookies merged into its `Cookie` field.
+    private func requestHeaders(_ host: String, _ port: Int) -> NIOHTTP1.HTTPHeaders {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 2)
+        for field in request.headers {
+            headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if !headers.contains(name: "Host") {
+            let name = host.contains(":") ? "[\(host)]" : host
+            headers.add(name: "Host", value: port == 80 || port == 443 ? name : "\(name):\(port)")
+        }
+        if let cookies, let field = cookies.cookieField(for: request.url, merging: headers["Cookie"]) {
+            headers.replaceOrAdd(name: "Cookie", value: field)
+        }
+        return headers
+    }
+
+    /// Records the handshake response in the timeline and stores its cookies.
+    private func received(_ head: HTTPResponseHead) {
+        if request.recordsTimeline {
+            request.record(.connection, detail: "HTTP/\(head.version.major).\(head.version.minor)")
+        }
+        request.record(.responseHeadReceived, statusCode: Int(head.status.code))
+        if let cookies {
+            let fields = head.headers["Set-Cookie"]
+            if !fields.isEmpty { cookies.store(setCookieFields: fields, from: request.url) }
+        }
+    }
+
+    /// Sets up the connection's pipeline (on its event loop): TLS, the HTTP client with the WebSocket upgrader.
+    private func configure(
+        _ channel: any Channel, head: HTTPRequestHead, tls: TLSConfiguration?, host: String
+    ) throws -> EventLoopFuture<Outcome> {
+        let stop = state.withLockedValue { state -> ExecutorStop? in
+            state.channel = channel
+            return state.stop
+        }
+        if let stop { throw error(for: stop) }
+        let pipeline = channel.pipeline.syncOperations
+        if let tls {
+            let context = try NIOSSLContext(configuration: tls)
+            // SNI names a host, never an address.
+            let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+            try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
+        }
+        try pipeline.addHandler(RequestSentObserver(request: request))
+        let limit = request.maxResponseBytes
+        let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
+            maxFrameSize: min(max(limit, 125), Int(UInt32.max)), enableAutomaticErrorHandling: false
+        ) { channel, head in
+            channel.eventLoop.makeCompletedFuture {
+                let handler = WebSocketFrameHandler(maxMessageBytes: limit)
+                try channel.pipeline.syncOperations.addHandler(handler)
+                // Two messages wait unread at most before the socket is read no further.
+                let socket = try NIOAsyncChannel<WebSocketEvent, WebSocketFrame>(
+                    wrappingChannelSynchronously: channel,
+                    configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
+                return .upgraded(socket, NIOLoopBound(handler, eventLoop: channel.eventLoop), head)
+            }
+        }
+        let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Outcome>(upgradeRequestHead: head, upgraders: [upgrader]) {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                let collector = RefusalCollector(limit: limit, promise: channel.eventLoop.makePromise())
+                try channel.pipeline.syncOperations.addHandler(collector)
+                return .refused(collector.promise.futureResult)
+            }
+        }
+        var configuration = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: upgrade)
+        // Frames the server sends right after its `101`, in the same read, are the socket's first.
+        configuration.leftOverBytesStrategy = .forwardBytes
+        return try pipeline.configureUpgradableHTTPClientPipeline(configuration: configuration)
+    }
+}
+
+/// Records ``Courier/CallTimeline/Event/Kind/requestSent`` when the upgrade request is flushed, then leaves the
+/// pipeline.
+private final class RequestSentObserver: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = Any
+    let request: APIRequest
+
+    init(request: APIRequest) {
+        self.request = request
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        request.record(.requestSent)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// Reads the response to a refused upgrade (its head and its body, within the size limit), then closes the
+/// connection.
+private final class RefusalCollector: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    let limit: Int
+    let promise: EventLoopPromise<WebSocketHandshake.RefusedHandshake>
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+
+    init(limit: Int, promise: EventLoopPromise<WebSocketHandshake.RefusedHandshake>) {
+        self.limit = limit
+        self.promise = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body(var chunk):
+            guard body.readableBytes + chunk.readableBytes <= limit else {
+                promise.fail(WebSocketMessageTooLarge(limit: limit))
+                context.close(promise: nil)
+                return
+            }
+            body.writeBuffer(&chunk)
+        case .end:
+            if let head { promise.succeed(.init(head: head, body: body)) }
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(HTTPClientError.remoteConnectionClosed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.close(promise: nil)
+    }
+}
