@@ -152,7 +152,7 @@ final class CourierSide: Side {
 
 /// Raw SwiftNIO: the upgrade with `NIOTypedWebSocketClientUpgrader` on the executor's event loops, then an
 /// `NIOAsyncChannel<WebSocketFrame, WebSocketFrame>` (inside `executeThenClose`, in a task per socket that runs the
-/// blocks it is given): a masked text frame written, the next frame read.
+/// blocks it is given): a masked text frame written, the next frame read as a String.
 final class RawSide: Side {
     typealias Command = (count: Int, done: CheckedContinuation<Void, any Error>)
     let sockets: [AsyncStream<Command>.Continuation]
@@ -172,8 +172,9 @@ final class RawSide: Side {
                                 let frame = WebSocketFrame(
                                     fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: payload))
                                 try await outbound.write(frame)
+                                // The text read as a String, as an app reads it (and as Courier hands it over).
                                 guard let echo = try await iterator.next(), echo.opcode == .text,
-                                    echo.length == payload.utf8.count
+                                    String(buffer: echo.data).utf8.count == payload.utf8.count
                                 else { throw Failure(description: "raw: a wrong echo") }
                             }
                             command.done.resume()
