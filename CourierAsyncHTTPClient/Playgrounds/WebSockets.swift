@@ -29,7 +29,7 @@ enum WebSocketsPage {
         print("opened \(socket.request.url.path)?\(socket.request.url.query ?? "")")
 
         // Send a text message and a typed one (JSON, with the configuration's encoder).
-        try await socket.send(.text("hello"))
+        try await socket.send("hello")  // a String goes as a text message, as it is
         try await socket.send(ChatMessage(author: "ann", text: "hi, JSON"))
 
         // Read the replies as they come: the socket is an AsyncSequence of messages (`.text` / `.binary`). An
