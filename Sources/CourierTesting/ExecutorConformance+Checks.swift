@@ -45,13 +45,14 @@ extension ExecutorConformance {
             case .concurrency: await concurrency()
             case .fileAndStreamBodies: await fileAndStreamBodies()
             case .multipartBody: await multipartBody()
-            case .streamedResponse: await streamedResponse()
+            case .streamedResponse:
+                await streamedResponse()
+                await webSockets()
             case .downloadToFile: await downloadToFile()
             case .downloadIdleTimeout: await downloadIdleTimeout()
             case .progressReported: await progressReported()
             case .redirectedUploads: await redirectedUploads()
             case .secretsStayMasked: await secretsStayMasked()
-            case .webSockets: await webSockets()
             }
         }
 

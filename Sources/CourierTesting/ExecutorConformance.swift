@@ -130,6 +130,19 @@ public struct ExecutorConformance: Sendable {
         case multipartBody
         /// A streamed response arrives in order and complete, as it comes (the first byte of a slow body well
         /// before the last), and leaving the loop after the first chunk ends the call promptly.
+        ///
+        /// It covers WebSockets too, the other response that arrives as it comes (a check of their own would be a new
+        /// case of this enum, which a 1.x release cannot add). When the executor declares ``/Courier/TransferFeatures/webSockets`` (opened with
+        /// ``/Courier/API/connect(with:pingInterval:reconnect:using:)``, against the fault server's `/ws/` routes):
+        /// text and binary messages are echoed whole and in order, also when the server sends them in fragments;
+        /// the server's subprotocol is the socket's; the handshake carries the request's headers and query; a close
+        /// `1008` from the server fails the loop with ``/Courier/APIError/TransportProblem/closedByPeer``, a
+        /// connection dropped without a close with ``/Courier/APIError/TransportProblem/connectionLost``; a `401`
+        /// handshake comes back as a response (so status validation fails it with `unauthorized` and an auth
+        /// plugin can refresh); a message over ``/Courier/APIRequest/maxResponseBytes`` fails with
+        /// ``/Courier/APIError/TransportProblem/responseTooLarge`` and one at the limit arrives whole. An executor
+        /// that does not declare WebSockets must instead fail `connect` with
+        /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any request reaches it.
         case streamedResponse
         /// A download writes the whole body to its destination; a `404` fails and leaves a file under the final
         /// name as it was; a file delivery resumed at an offset appends a `206` and is replaced by a `200`; a
@@ -155,18 +168,6 @@ public struct ExecutorConformance: Sendable {
         /// connection, a body that does not decode), the call timelines, the logging plugin's lines with headers,
         /// bodies and cURL, and a ``Cassette`` file recorded through the executor.
         case secretsStayMasked
-        /// WebSockets, when the executor declares ``/Courier/TransferFeatures/webSockets`` (opened with
-        /// ``/Courier/API/connect(with:pingInterval:reconnect:using:)``, against the fault server's `/ws/` routes):
-        /// text and binary messages are echoed whole and in order, also when the server sends them in fragments;
-        /// the server's subprotocol is the socket's; the handshake carries the request's headers and query; a close
-        /// `1008` from the server fails the loop with ``/Courier/APIError/TransportProblem/closedByPeer``, a
-        /// connection dropped without a close with ``/Courier/APIError/TransportProblem/connectionLost``; a `401`
-        /// handshake comes back as a response (so status validation fails it with `unauthorized` and an auth
-        /// plugin can refresh); a message over ``/Courier/APIRequest/maxResponseBytes`` fails with
-        /// ``/Courier/APIError/TransportProblem/responseTooLarge`` and one at the limit arrives whole. An executor
-        /// that does not declare WebSockets must instead fail `connect` with
-        /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any request reaches it.
-        case webSockets
 
         /// The check's name.
         public var description: String { rawValue }

@@ -3,18 +3,18 @@ import CourierTesting
 import Foundation
 import Testing
 
-/// The conformance suite's `webSockets` check on executors without a network: one that emulates the fault server's
+/// The conformance suite's WebSocket checks (part of the `streamedResponse` check) on executors without a network: one that emulates the fault server's
 /// `/ws/` routes in memory passes it, one that breaks the contract fails it, and one that does not declare
 /// WebSockets passes by failing `connect` before any I/O. (Real executors run it against the real fault server:
 /// the integration tests and scripts/test-ahc.)
-@Suite("ExecutorConformance: the webSockets check")
+@Suite("ExecutorConformance: the WebSocket part of the streamedResponse check")
 struct WebSocketConformanceTests {
     @Test("An executor that emulates the fault server's WebSocket routes passes")
     func emulatorPasses() async throws {
         let suite = ExecutorConformance(
             executor: RouteEmulator(), servers: try ExecutorConformanceTests.stubServers(), timeLimit: .seconds(20))
 
-        let failures = await suite.run(.webSockets)
+        let failures = await suite.run(.streamedResponse)
 
         #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
     }
@@ -26,7 +26,7 @@ struct WebSocketConformanceTests {
             executor: InMemoryOnly(base: emulator), servers: try ExecutorConformanceTests.stubServers(),
             timeLimit: .seconds(10))
 
-        let failures = await suite.run(.webSockets)
+        let failures = await suite.run(.streamedResponse)
 
         #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
         #expect(emulator.handshakes.value == 0)
@@ -52,10 +52,10 @@ struct WebSocketConformanceTests {
             executor: RouteEmulator(fault: fault), servers: try ExecutorConformanceTests.stubServers(),
             timeLimit: .seconds(20))
 
-        let failures = await suite.run(.webSockets)
+        let failures = await suite.run(.streamedResponse)
 
         #expect(!failures.isEmpty)
-        #expect(failures.allSatisfy { $0.check == .webSockets })
+        #expect(failures.allSatisfy { $0.check == .streamedResponse })
         #expect(
             failures.contains { $0.message.hasPrefix(fault.rawValue) },
             "\(failures.map(\.description).joined(separator: "\n"))")
