@@ -154,7 +154,7 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
 
     /// Every transfer: streamed responses, downloads to files, file and streamed request bodies, progress (for a body
     /// held in memory, upload progress in one step, once it is sent), and WebSockets.
-    public var supportedTransfers: TransferFeatures { .all }
+    public var supportedTransfers: TransferFeatures { [.all, .webSockets] }
 
     /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
     /// its status code; for a WebSocket request, performs the handshake (no redirect is followed) and returns the

@@ -31,9 +31,11 @@ public struct TransferFeatures: OptionSet, Sendable, Hashable {
     /// ``WebSocketConnection`` over its ``WebSocketTransport``.
     public static let webSockets = TransferFeatures(rawValue: 1 << 5)
 
-    /// Every feature.
+    /// Every transfer of a response or a body beyond memory: files, streams and progress. Not ``webSockets``, which an
+    /// executor declares on its own (`[.all, .webSockets]`): an executor that declared `.all` before WebSockets
+    /// existed must not be handed a handshake it cannot answer.
     public static let all: TransferFeatures = [
-        .fileResponses, .streamedResponses, .progress, .fileBodies, .streamedBodies, .webSockets,
+        .fileResponses, .streamedResponses, .progress, .fileBodies, .streamedBodies,
     ]
 }
 

@@ -117,7 +117,7 @@ public struct Cassette: APIExecutor {
     /// sent). A socket's messages cannot be replayed from a file: `connect` through a cassette fails with
     /// ``/Courier/APIError/TransportProblem/unsupportedByExecutor`` before any I/O (test sockets with
     /// ``StubWebSocket``).
-    public var supportedTransfers: TransferFeatures { TransferFeatures.all.subtracting(.webSockets) }
+    public var supportedTransfers: TransferFeatures { .all }
 
     /// The request's body, read whole: a one-shot stream is replaced by the bytes it gave, so that it can still be
     /// sent when recording.

@@ -122,9 +122,9 @@ public struct URLSessionExecutor: APIExecutor {
     public var supportedTransfers: TransferFeatures {
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             // FoundationNetworking's libcurl is built without WebSocket support.
-            reportsEvents ? TransferFeatures.all.subtracting(.webSockets) : [.fileBodies, .streamedBodies]
+            reportsEvents ? .all : [.fileBodies, .streamedBodies]
         #else
-            reportsEvents ? .all : [.fileBodies, .streamedBodies, .webSockets]
+            reportsEvents ? [.all, .webSockets] : [.fileBodies, .streamedBodies, .webSockets]
         #endif
     }
 
