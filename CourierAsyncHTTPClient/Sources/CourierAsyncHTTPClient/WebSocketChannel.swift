@@ -338,10 +338,7 @@ final class NIOWebSocketTransport: WebSocketTransport {
             return
         }
         let handler = self.handler
-        // A close frame holds at most 123 bytes of reason.
-        var cut = close.reason
-        while cut.utf8.count > 123 { cut.removeLast() }
-        let reason = cut
+        let reason = close.reason  // cut by the connection to what a close frame holds
         let peerClosed = channel.eventLoop.flatSubmit {
             handler.value.close(code: close.code, reason: reason) ?? handler.eventLoop.makeSucceededVoidFuture()
         }

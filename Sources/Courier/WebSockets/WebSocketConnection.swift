@@ -118,7 +118,9 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     ///   - code: The close code: `1000` (normal), or `4000`–`4999` for the application's own.
     ///   - reason: A reason for people (at most 123 bytes of UTF-8 are sent).
     public func close(code: Int = 1000, reason: String = "") async {
-        await end(.success(()), close: WebSocketClose(code: code, reason: reason), detail: "closed \(code)")
+        // The reason cut once here to what a close frame holds: every transport sends it as it is.
+        let close = WebSocketClose(code: code, reason: WebSocketClose(code: code, reason: reason).sendableReason)
+        await end(.success(()), close: close, detail: "closed \(code)")
     }
 
     /// Ends the connection with `outcome` (when it has not ended) and sends `close` on its transport; returns once the

@@ -138,7 +138,7 @@ public protocol WebSocketTransport: Sendable {
     /// Sends a ping and returns when its pong arrives.
     func ping() async throws
     /// Sends the close frame `close` (when the connection is still open) and closes the connection; a pending
-    /// ``receive()`` then ends. Called once. Code `1006` means the connection failed (it was lost, or a message was
+    /// ``receive()`` then ends. Called once. The reason fits a close frame (at most 123 bytes of UTF-8). Code `1006` means the connection failed (it was lost, or a message was
     /// too big to read): close it without sending a frame, which may not carry that code.
     func close(_ close: WebSocketClose) async
 }

@@ -114,7 +114,7 @@ import Foundation
             // 1006: the connection failed; it goes without a close frame.
             guard close.code != 1006 else { return task.cancel() }
             let code = URLSessionWebSocketTask.CloseCode(rawValue: close.code) ?? .normalClosure
-            task.cancel(with: code, reason: Data(close.sendableReason.utf8))
+            task.cancel(with: code, reason: Data(close.reason.utf8))
         }
     }
 
