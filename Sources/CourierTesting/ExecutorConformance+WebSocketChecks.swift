@@ -174,15 +174,17 @@ extension ExecutorConformance.Context {
             "\(label): the query arrived as \(query), expected q=x-1&n=2")
     }
 
-    /// A close frame from the server: `1008` fails the loop with closedByPeer, naming the close.
+    /// A close frame from the server: `1008` fails the loop with closedByPeer, naming the close, and the client answers
+    /// it with a close frame of its own (the server records its code).
     private func webSocketCloseFromTheServer(_ configuration: APIConfiguration) async {
+        let key = UUID().uuidString
         let label = "/ws/close?code=1008&reason=policy&after=1"
         guard
             let socket = await socket(
                 label,
                 { () throws(APIError) in
                     try await Self.webSocketClose.connect(
-                        with: (1008, "policy"), pingInterval: nil, using: configuration)
+                        with: (1008, "policy", key), pingInterval: nil, using: configuration)
                 })
         else { return }
         do {
@@ -203,6 +205,31 @@ extension ExecutorConformance.Context {
         expect(
             socket.receivedClose == WebSocketClose(code: 1008, reason: "policy"),
             "\(label): receivedClose \(socket.receivedClose.map { "\($0)" } ?? "nil"), expected 1008 policy")
+        // RFC 6455 §5.5.1: the server's close is answered with a close frame (echoing its code), once.
+        let closes = await answeredCloses(key, configuration)
+        expect(
+            closes == [1008],
+            "\(label): the server received the client's close codes \(closes) (1006: no close frame), expected [1008]")
+    }
+
+    /// The codes of the client's close frames the fault server recorded under `key` (`/count-stats`), once its
+    /// `/ws/close` route recorded one (it waits up to 2 s for the client's answer, then records `1006`).
+    private func answeredCloses(_ key: String, _ configuration: APIConfiguration) async -> [Int] {
+        struct Stats: Decodable {
+            var closes: [Int]?
+        }
+        let stats = GET<String>("/count-stats") { ["key": "ws-close:" + $0] }
+        for _ in 0..<100 {
+            do {
+                let recorded: Stats = try await stats.request(with: key, using: configuration)
+                if let closes = recorded.closes, !closes.isEmpty { return closes }
+            } catch {
+                fail("/count-stats?key=ws-close:\(key): \(error.reason)")
+                return []
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return []
     }
 
     /// A connection closed without a close frame fails the loop with connectionLost.
@@ -307,9 +334,10 @@ extension ExecutorConformance.Context {
     static let webSocketHeaders = WebSocket<String>(
         "/ws/headers", headers: ["X-Conformance": "socket-check", "Authorization": "Bearer fresh-token"]
     ) { ["q": $0, "n": 2] }
-    /// `/ws/close`: closes with the code and reason after one echoed message.
-    static let webSocketClose = WebSocket<(code: Int, reason: String)>("/ws/close") {
-        ["code": $0.code, "reason": $0.reason, "after": 1]
+    /// `/ws/close`: closes with the code and reason after one echoed message; records the client's answer under the
+    /// key.
+    static let webSocketClose = WebSocket<(code: Int, reason: String, key: String)>("/ws/close") {
+        ["code": $0.code, "reason": $0.reason, "after": 1, "key": $0.key]
     }
     /// `/ws/drop`: drops the connection after the given number of echoed messages.
     static let webSocketDrop = WebSocket<Int>("/ws/drop") { ["after": $0] }

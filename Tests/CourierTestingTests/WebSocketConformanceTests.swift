@@ -40,6 +40,8 @@ struct WebSocketConformanceTests {
         case truncatesBinary = "/ws/echo:"
         /// Reports a close from the server as a lost connection.
         case hidesCloses = "/ws/close?"
+        /// Never answers a close from the server with a close frame of its own.
+        case leavesClosesUnanswered = "/ws/close?code"
         /// Leaves the query out of the handshake.
         case dropsTheQuery = "/ws/headers:"
         /// Answers with the first frame of a fragmented message only.
@@ -76,6 +78,8 @@ struct WebSocketConformanceTests {
 struct RouteEmulator: APIExecutor {
     var fault: WebSocketConformanceTests.Fault?
     let handshakes = LockedBox(0)
+    /// The codes of the client's answers to `/ws/close`, by the route's key, as `/count-stats` reports them.
+    let closes = LockedBox<[String: [Int]]>([:])
 
     var supportedTransfers: TransferFeatures { .webSockets }
 
@@ -85,6 +89,11 @@ struct RouteEmulator: APIExecutor {
         var query: [String: String] = [:]
         for item in URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
             query[item.name] = item.value ?? ""
+        }
+        if path == "/count-stats", let key = query["key"], key.hasPrefix("ws-close:") {
+            let codes = closes.value[String(key.dropFirst("ws-close:".count))] ?? []
+            let report = try JSONSerialization.data(withJSONObject: ["key": key, "hits": 0, "closes": codes])
+            return APIResponse(statusCode: 200, body: .data(report), request: request)
         }
         guard request.responseDelivery.isWebSocket else { return APIResponse(statusCode: 426, request: request) }
         if path == "/ws/auth", request.headers[.authorization] != "Bearer fresh-token" {
@@ -108,6 +117,14 @@ struct RouteEmulator: APIExecutor {
         case "/ws/close":
             let close = WebSocketClose(code: Int(query["code"] ?? "") ?? 1000, reason: query["reason"] ?? "")
             socket.after(Int(query["after"] ?? "") ?? 0, fault == .hidesCloses ? .drop : .event(.close(close)))
+            if let key = query["key"] {
+                let closes = self.closes
+                let answers = fault != .leavesClosesUnanswered
+                // A transport answers the server's close with the close it is asked to send (1006: none).
+                socket.onClose = { code in
+                    closes.withLock { $0[key, default: []].append(answers && code != 1006 ? code : 1006) }
+                }
+            }
         case "/ws/drop":
             socket.after(Int(query["after"] ?? "") ?? 0, .drop)
         case "/ws/big":
@@ -146,6 +163,7 @@ final class EchoSocket: WebSocketTransport {
         var echoed = 0
         var after: (count: Int, then: Outgoing)?
         var firstSeven = false
+        var onClose: (@Sendable (Int) -> Void)?
     }
 
     private let fault: WebSocketConformanceTests.Fault?
@@ -159,6 +177,12 @@ final class EchoSocket: WebSocketTransport {
     var firstSeven: Bool {
         get { state.value.firstSeven }
         set { state.withLock { $0.firstSeven = newValue } }
+    }
+
+    /// Called with the code of the close the client asked for (the server's record of its answer).
+    var onClose: (@Sendable (Int) -> Void)? {
+        get { state.value.onClose }
+        set { state.withLock { $0.onClose = newValue } }
     }
 
     func push(_ event: WebSocketEvent) {
@@ -223,11 +247,12 @@ final class EchoSocket: WebSocketTransport {
     func ping() async throws {}
 
     func close(_ close: WebSocketClose) async {
-        let waiter = state.withLock { state in
+        let (waiter, onClose) = state.withLock { state in
             state.closed = true
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, state.onClose)
         }
+        onClose?(close.code)
         waiter?.resume()
     }
 }

@@ -10,20 +10,61 @@ scripts/servers/requirements-websockets.txt):
 Once it listens it prints `COURIER_WS_ECHO_URL=http://127.0.0.1:P` and, with --env-file, writes that line to the
 file (atomically: its presence means "ready").
 
-Every path echoes each message with its type (text or binary), up to 64 MiB, answers pings (the library does), and
-picks the first subprotocol the client offers in `Sec-WebSocket-Protocol`.
+Every path but the ones below echoes each message with its type (text or binary), up to 64 MiB, answers pings (the
+library does), and picks the first subprotocol the client offers in `Sec-WebSocket-Protocol`.
+
+    /close?code=C&key=K     sends the text "closing", then a close frame with code C, and records the code of the
+                            client's close frame under K (1006 when the client closed TCP without one)
+    /closes?key=K           (plain HTTP) 200 JSON {"closes": [...]}: the codes recorded under K, in order
+    /drop?abort=0           sends the text "last", then closes TCP without a close frame (abort=1: a reset)
 """
 
 import argparse
 import asyncio
+import http
+import json
 import os
+import urllib.parse
 
 from websockets.asyncio.server import serve
 
+# The close codes clients sent, by the key of the /close route.
+CLOSES = {}
+
+
+def route(connection):
+    parsed = urllib.parse.urlsplit(connection.request.path)
+    return parsed.path, urllib.parse.parse_qs(parsed.query)
+
 
 async def echo(connection):
+    path, query = route(connection)
+    if path == "/close":
+        await connection.send("closing")
+        await connection.close(int((query.get("code") or ["1000"])[0]), "server closes")
+        received = connection.protocol.close_rcvd
+        CLOSES.setdefault((query.get("key") or [""])[0], []).append(received.code if received else 1006)
+        return
+    if path == "/drop":
+        await connection.send("last")
+        if (query.get("abort") or ["0"])[0] == "1":
+            connection.transport.abort()
+        else:
+            connection.transport.close()
+        return
     async for message in connection:
         await connection.send(message)
+
+
+def answer_plain(connection, request):
+    """The /closes route, a plain HTTP request: the recorded close codes."""
+    path, query = route(connection)
+    if path != "/closes":
+        return None
+    codes = CLOSES.get((query.get("key") or [""])[0], [])
+    response = connection.respond(http.HTTPStatus.OK, json.dumps({"closes": codes}) + "\n")
+    response.headers["Content-Type"] = "application/json"
+    return response
 
 
 def first_offered(connection, subprotocols):
@@ -32,7 +73,13 @@ def first_offered(connection, subprotocols):
 
 async def main(port, env_file):
     async with serve(
-        echo, "127.0.0.1", port, max_size=64 << 20, select_subprotocol=first_offered, compression=None
+        echo,
+        "127.0.0.1",
+        port,
+        max_size=64 << 20,
+        select_subprotocol=first_offered,
+        compression=None,
+        process_request=answer_plain,
     ) as server:
         bound = server.sockets[0].getsockname()[1]
         line = f"COURIER_WS_ECHO_URL=http://127.0.0.1:{bound}"

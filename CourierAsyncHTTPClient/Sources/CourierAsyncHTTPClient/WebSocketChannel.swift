@@ -16,38 +16,26 @@ import NIOWebSocket
 // for its pong and the stream holds the reads back, the handler reads on (up to `pongReadAllowance` bytes of data
 // messages) so that a pong behind unread messages still arrives.
 
-/// The handler of an open WebSocket: answers pings, completes pings with their pongs, joins fragments into messages
-/// within the size limit, and turns frames into ``Courier/WebSocketEvent``s.
+/// The handler of an open WebSocket: feeds the frames it decodes, the reader's reads, pings and closes to a
+/// ``Courier/WebSocketStateMachine`` and performs the actions it returns (answer pings and the peer's close, join
+/// fragments within the size limit, hand ``Courier/WebSocketEvent``s on to the inbound stream).
 final class WebSocketFrameHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketEvent
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
+    typealias Machine = WebSocketStateMachine<FrameBytes>
 
-    /// The bytes of data messages read past the inbound stream's backpressure while a pong is awaited.
-    static let pongReadAllowance = 1 << 20
-
-    /// The largest message, in bytes.
-    let maxMessageBytes: Int
-    /// The message being joined from its fragments: its opcode and its bytes so far.
-    private var partial: (opcode: WebSocketOpcode, buffer: ByteBuffer)?
-    /// The pings waiting for a pong.
+    /// The socket's protocol state.
+    private var machine: Machine
+    /// The pings waiting for a pong (the machine says when they complete).
     private var pongWaiters: [EventLoopPromise<Void>] = []
     /// Completed when the peer's close frame arrives or the connection ends.
     private var peerClosed: EventLoopPromise<Void>?
-    /// Whether our close frame was sent: data messages after it are dropped.
-    private var closing = false
-    /// Whether a `read()` from the inbound stream passed since the last read completed (else the stream holds reads
-    /// back).
-    private var streamWantsReads = true
-    /// Whether the read being served is one of ours, past the stream's backpressure.
-    private var readingPastBackpressure = false
-    /// The bytes of data messages read past the backpressure since the stream last asked for a read.
-    private var bytesPastBackpressure = 0
     private var context: ChannelHandlerContext?
 
     init(maxMessageBytes: Int) {
-        self.maxMessageBytes = maxMessageBytes
+        self.machine = Machine(maxMessageBytes: maxMessageBytes)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -57,101 +45,115 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        endWaiters(error: ChannelError.ioOnClosedChannel)
+        connectionEnded(error: ChannelError.ioOnClosedChannel)
     }
 
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        let event: Machine.Frame
         switch frame.opcode {
-        case .ping:
-            guard !closing else { return }
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .pong:
-            let waiters = pongWaiters
-            pongWaiters.removeAll()
-            for waiter in waiters { waiter.succeed() }
+        case .text: event = .data(.text, FrameBytes(frame.unmaskedData), fin: frame.fin)
+        case .binary: event = .data(.binary, FrameBytes(frame.unmaskedData), fin: frame.fin)
+        case .continuation: event = .continuation(FrameBytes(frame.unmaskedData), fin: frame.fin)
+        case .ping: event = .ping(FrameBytes(frame.unmaskedData))
+        case .pong: event = .pong
         case .connectionClose:
             var data = frame.unmaskedData
-            let code = data.readInteger(as: UInt16.self).map(Int.init) ?? 1005
-            let reason = data.readString(length: data.readableBytes) ?? ""
-            let wasClosing = closing
-            closing = true
-            peerClosed?.succeed()
-            if !wasClosing {
-                context.fireChannelRead(wrapInboundOut(.close(WebSocketClose(code: code, reason: reason))))
-            }
-        case .text, .binary:
-            guard !closing else { return }
-            guard partial == nil else {
-                return fail(context, WebSocketProtocolViolation("a new message began inside a fragmented one"))
-            }
-            count(frame)
-            guard frame.length <= maxMessageBytes else { return refuseTooLarge(context) }
-            if frame.fin {
-                deliver(context, opcode: frame.opcode, frame.unmaskedData)
-            } else {
-                partial = (frame.opcode, frame.unmaskedData)
-            }
-        case .continuation:
-            guard !closing else { return }
-            guard var message = partial else {
-                return fail(context, WebSocketProtocolViolation("a continuation frame outside a fragmented message"))
-            }
-            count(frame)
-            guard message.buffer.readableBytes + frame.length <= maxMessageBytes else {
-                return refuseTooLarge(context)
-            }
-            partial = nil
-            var data = frame.unmaskedData
-            message.buffer.writeBuffer(&data)
-            if frame.fin {
-                deliver(context, opcode: message.opcode, message.buffer)
-            } else {
-                partial = message
-            }
-        default:
-            fail(context, WebSocketProtocolViolation("an unknown opcode \(frame.opcode)"))
+            let code = data.readInteger(as: UInt16.self).map(Int.init)
+            event = .close(code: code, reason: data.readString(length: data.readableBytes) ?? "")
+        default: event = .unknown(opcode: Int(UInt8(webSocketOpcode: frame.opcode)))
         }
+        perform(machine.received(event), context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        streamWantsReads = false
-        readingPastBackpressure = false
+        let readOn = machine.readCompleted()
         context.fireChannelReadComplete()
         // With auto-read, the stream's next `read()` follows this event at once, unless its backpressure holds it.
-        if !pongWaiters.isEmpty || closing {
-            context.eventLoop.assumeIsolated().execute { self.readPastBackpressure() }
+        if readOn {
+            context.eventLoop.assumeIsolated().execute { self.readPastDemand() }
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        endWaiters(error: ChannelError.ioOnClosedChannel)
+        connectionEnded(error: ChannelError.ioOnClosedChannel)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        endWaiters(error: error)
         // The frame decoder's errors: a frame over the size limit (1009) or a broken frame (1002). Handled here, not
         // by NIO's `WebSocketProtocolErrorHandler`, which may close the channel before it passes the error on: the
         // inbound stream would then end as if the connection had dropped.
         if let error = error as? NIOWebSocketError {
-            return fail(context, error, code: error == .invalidFrameLength ? 1009 : 1002)
+            return perform(machine.frameRefused(tooLarge: error == .invalidFrameLength, "\(error)"), context)
         }
+        connectionEnded(error: error)
         context.fireErrorCaught(error)
     }
 
-    /// Hands a whole message on to the inbound stream.
-    private func deliver(_ context: ChannelHandlerContext, opcode: WebSocketOpcode, _ buffer: ByteBuffer) {
-        let message: WebSocketMessage
-        if opcode == .text {
-            guard let text = Self.text(of: buffer) else {
-                return fail(context, WebSocketProtocolViolation("a text message that is not UTF-8"), code: 1007)
+    /// Performs what the machine decided.
+    private func perform(_ action: Machine.Action, _ context: ChannelHandlerContext) {
+        switch action {
+        case .none:
+            break
+        case .deliver(let kind, let payload):
+            deliver(context, kind: kind, payload.buffer)
+        case .write(let frame):
+            write(frame, context)
+        case .completePings:
+            let waiters = pongWaiters
+            pongWaiters.removeAll()
+            for waiter in waiters { waiter.succeed() }
+        case .answerClose(let answer, let close):
+            write(answer, context)
+            peerClosed?.succeed()
+            context.fireChannelRead(wrapInboundOut(.close(close)))
+        case .peerClosed:
+            peerClosed?.succeed()
+        case .fail(let violation, let close):
+            if let close { write(close, context) }
+            let error: any Error =
+                switch violation {
+                case .messageTooLarge(let limit): WebSocketMessageTooLarge(limit: limit)
+                case .invalidText: WebSocketProtocolViolation("a text message that is not UTF-8")
+                case .protocolError(let description): WebSocketProtocolViolation(description)
+                }
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
+        case .read:
+            context.read()
+        }
+    }
+
+    /// Writes and flushes `frame`, masked.
+    private func write(_ frame: Machine.Outbound, _ context: ChannelHandlerContext) {
+        let written: WebSocketFrame
+        switch frame {
+        case .pong(let payload):
+            written = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload.buffer)
+        case .ping:
+            written = WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer())
+        case .close(let code, let reason):
+            var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+            if let code {
+                data.writeInteger(UInt16(clamping: code))
+                data.writeString(reason)
             }
+            written = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        }
+        context.writeAndFlush(wrapOutboundOut(written), promise: nil)
+    }
+
+    /// Hands a whole message on to the inbound stream.
+    private func deliver(_ context: ChannelHandlerContext, kind: Machine.MessageKind, _ buffer: ByteBuffer) {
+        let message: WebSocketMessage
+        switch kind {
+        case .text:
+            guard let text = Self.text(of: buffer) else { return perform(machine.receivedInvalidText(), context) }
             message = .text(text)
-        } else {
+        case .binary:
             message = .binary(Data(buffer.readableBytesView))
         }
         context.fireChannelRead(wrapInboundOut(.message(message)))
@@ -166,82 +168,77 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
         return String(bytes: buffer.readableBytesView, encoding: .utf8)
     }
 
-    /// Counts the bytes of a data frame read past the backpressure.
-    private func count(_ frame: WebSocketFrame) {
-        if readingPastBackpressure { bytesPastBackpressure += frame.length }
-    }
-
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        streamWantsReads = true
-        readingPastBackpressure = false
-        bytesPastBackpressure = 0
+        machine.readerAskedForRead()
         context.read()
     }
 
     /// Sends a ping; the future completes when a pong arrives.
     func ping() -> EventLoopFuture<Void>? {
-        guard let context, context.channel.isActive, !closing else { return nil }
+        guard let context, context.channel.isActive else { return nil }
+        guard case .write(let frame) = machine.pingRequested() else { return nil }
         let pong = context.eventLoop.makePromise(of: Void.self)
         pongWaiters.append(pong)
-        let frame = WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer())
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        readPastBackpressure()
+        write(frame, context)
+        readPastDemand()
         return pong.futureResult
     }
 
-    /// Sends the close frame (once) and reads on, dropping data messages, until the peer's close; the future
-    /// completes when it arrives or the connection ends.
-    func close(code: Int, reason: String) -> EventLoopFuture<Void>? {
-        guard let context, let peerClosed else { return nil }
-        if !closing, context.channel.isActive {
-            closing = true
-            var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
-            data.writeInteger(UInt16(clamping: code))
-            data.writeString(reason)
-            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
-            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-            readPastBackpressure()
-        }
-        return peerClosed.futureResult
+    /// The connection gave up waiting for a pong: a close then does not wait for the peer.
+    func pongAbandoned() {
+        machine.pongAbandoned()
     }
 
-    /// Reads from the socket when the inbound stream holds reads back and a pong (or the peer's close) is awaited,
-    /// within ``pongReadAllowance``.
-    private func readPastBackpressure() {
-        guard let context, context.channel.isActive, !streamWantsReads, !readingPastBackpressure else { return }
-        guard closing || (!pongWaiters.isEmpty && bytesPastBackpressure < Self.pongReadAllowance) else { return }
-        readingPastBackpressure = true
+    /// What the transport does to close with `code` and `reason`: the machine's decision, its close frame written.
+    /// The future completes when the peer's close arrives or the connection ends (`nil`: close at once).
+    func close(code: Int, reason: String) -> EventLoopFuture<Void>? {
+        guard let context, let peerClosed, context.channel.isActive else { return nil }
+        switch machine.closeRequested(code: code, reason: reason) {
+        case .sendAndWait(let code, let reason, let readOn):
+            write(.close(code: code, reason: reason), context)
+            if readOn { context.read() }
+            return peerClosed.futureResult
+        case .sendAndClose(let code, let reason):
+            write(.close(code: code, reason: reason), context)
+            return nil
+        case .wait:
+            return peerClosed.futureResult
+        case .close, .none:
+            return nil
+        }
+    }
+
+    /// Reads from the socket past the reader's demand when the machine says so.
+    private func readPastDemand() {
+        guard let context, context.channel.isActive, machine.startReadingPastDemand() else { return }
         context.read()
     }
 
-    // MARK: Failures
-
-    /// Refuses a message over the size limit while it arrives: closes with `1009` and fails the stream.
-    private func refuseTooLarge(_ context: ChannelHandlerContext) {
-        partial = nil
-        fail(context, WebSocketMessageTooLarge(limit: maxMessageBytes), code: 1009)
-    }
-
-    /// Sends a close frame with `code` (once), fails the inbound stream with `error` and closes the channel.
-    private func fail(_ context: ChannelHandlerContext, _ error: any Error, code: Int = 1002) {
-        if !closing {
-            closing = true
-            var data = context.channel.allocator.buffer(capacity: 2)
-            data.writeInteger(UInt16(clamping: code))
-            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
-            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        }
-        context.fireErrorCaught(error)
-        context.close(promise: nil)
-    }
-
-    private func endWaiters(error: any Error) {
+    /// The connection ended: the machine knows, the pings fail, a wait for the peer's close ends.
+    private func connectionEnded(error: any Error) {
+        machine.connectionEnded()
         let waiters = pongWaiters
         pongWaiters.removeAll()
         for waiter in waiters { waiter.fail(error) }
         peerClosed?.succeed()
+    }
+}
+
+/// A frame's bytes, as ``Courier/WebSocketStateMachine`` counts and joins them.
+struct FrameBytes: WebSocketPayload {
+    var buffer: ByteBuffer
+
+    init(_ buffer: ByteBuffer) {
+        self.buffer = buffer
+    }
+
+    var byteCount: Int { buffer.readableBytes }
+
+    mutating func append(_ other: FrameBytes) {
+        var bytes = other.buffer
+        buffer.writeBuffer(&bytes)
     }
 }
 
@@ -326,30 +323,34 @@ final class NIOWebSocketTransport: WebSocketTransport {
             handler.value.ping() ?? handler.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
         }
         do {
-            try await pong.get()
+            // The connection cancels a ping it gave up on: the peer does not answer, so a close does not wait for it.
+            try await withTaskCancellationHandler {
+                try await pong.get()
+            } onCancel: {
+                handler.eventLoop.execute { handler.value.pongAbandoned() }
+            }
         } catch {
             throw failure(error)
         }
     }
 
     func close(_ close: WebSocketClose) async {
-        guard close.code != 1006 else {
-            try? await channel.close()
-            return
-        }
         let handler = self.handler
         let reason = close.reason  // cut by the connection to what a close frame holds
-        let peerClosed = channel.eventLoop.flatSubmit {
-            handler.value.close(code: close.code, reason: reason) ?? handler.eventLoop.makeSucceededVoidFuture()
+        let peerClosed = channel.eventLoop.submit {
+            handler.value.close(code: close.code, reason: reason)
         }
-        // Up to a second for the peer's close frame, then the connection closes whatever came (a future's `get()`
-        // does not end with a cancelled task: the second is a timer on the channel's loop).
-        let loop = channel.eventLoop
-        let waited = loop.makePromise(of: Void.self)
-        peerClosed.cascade(to: waited)
-        let timer = loop.scheduleTask(in: .seconds(1)) { waited.succeed() }
-        try? await waited.futureResult.get()
-        timer.cancel()
+        // Up to a second for the peer's close frame when the machine waits for it, then the connection closes
+        // whatever came (a future's `get()` does not end with a cancelled task: the second is a timer on the
+        // channel's loop).
+        if let peerClosed = try? await peerClosed.get() {
+            let loop = channel.eventLoop
+            let waited = loop.makePromise(of: Void.self)
+            peerClosed.cascade(to: waited)
+            let timer = loop.scheduleTask(in: .seconds(1)) { waited.succeed() }
+            try? await waited.futureResult.get()
+            timer.cancel()
+        }
         try? await channel.close()
     }
 

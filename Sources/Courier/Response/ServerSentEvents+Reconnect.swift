@@ -33,9 +33,21 @@ extension ResponseStream {
     }
 }
 
+/// Whether a stream that drops opens again, how often and after how long: the policy of both
+/// ``ResponseStream/events(reconnect:)`` (server-sent events) and ``API/connect(with:pingInterval:reconnect:using:)``
+/// (WebSockets). The same type as ``ServerSentEvent/ReconnectPolicy``.
+///
+/// ```swift
+/// let socket = try await Chat.$room.connect(with: "lobby", reconnect: .upTo(5, delay: .seconds(1)))
+/// ```
+public typealias ReconnectPolicy = ServerSentEvent.ReconnectPolicy
+
 extension ServerSentEvent {
-    /// Whether the events of a stream reconnect when it ends or drops, how often and after how long; see
-    /// ``ResponseStream/events(reconnect:)``.
+    /// Whether a stream that drops opens again, how often and after how long: for the events of a stream
+    /// (``ResponseStream/events(reconnect:)``) and for a WebSocket (``API/connect(with:pingInterval:reconnect:using:)``);
+    /// also spelled ``ReconnectPolicy``. Reconnections in a row are counted from the last event or message: each one
+    /// starts the count again. Events wait the stream's `retry:` (else `delay`); a WebSocket waits `delay`, doubled
+    /// for each attempt in a row up to `maxDelay`, and a message starts that doubling again too.
     public struct ReconnectPolicy: Sendable {
         /// The most reconnections in a row without an event in between.
         let attempts: Int
@@ -47,11 +59,13 @@ extension ServerSentEvent {
         /// No reconnection (what ``ResponseStream/events`` reads with).
         static let never = ReconnectPolicy(attempts: 0, delay: .zero, maxDelay: .zero)
 
-        /// Reconnects up to `attempts` times in a row; the count starts again after each event.
+        /// Reconnects up to `attempts` times in a row; the count starts again after each event (a WebSocket's: each
+        /// message).
         ///
         /// - Parameters:
-        ///   - attempts: The most reconnections without an event in between; then the events fail.
-        ///   - delay: The wait before a reconnection while the stream has sent no `retry:` field.
+        ///   - attempts: The most reconnections without an event (or message) in between; then the stream fails.
+        ///   - delay: The wait before a reconnection while the stream has sent no `retry:` field; a WebSocket's first
+        ///     wait, doubled for each further attempt in a row.
         ///   - maxDelay: The longest wait, whatever `retry:` asks (a server cannot make the client sleep for days).
         public static func upTo(
             _ attempts: Int, delay: Duration = .seconds(3), maxDelay: Duration = .seconds(60)

@@ -27,12 +27,13 @@ extension API where Method == HTTPMethodMarkers.WebSocket {
     /// - Parameters:
     ///   - parameter: The call's parameter.
     ///   - pingInterval: How often a ping checks the connection; a pong missing by the next ping fails it with
-    ///     ``APIError/TransportProblem/timedOut``. `nil` sends no pings.
+    ///     ``APIError/TransportProblem/timedOut`` (and closes it with `1011` "ping timeout", without waiting for the
+    ///     unresponsive peer to answer). `nil` sends no pings.
     ///   - reconnect: When the connection drops (lost, a missed pong, a peer that closes with `1001`, `1006` or
     ///     `1011`–`1014`), open it again through the plugins, up to
     ///     ``ServerSentEvent/ReconnectPolicy/upTo(_:delay:maxDelay:)`` times in a row, the wait doubling from its
-    ///     `delay` to its `maxDelay`; the loop over the messages goes on with the new socket (messages the server
-    ///     sent in between are lost). Each wait is a ``CallTimeline/Event/Kind/retryScheduled`` event. `nil` never
+    ///     `delay` to its `maxDelay` (a message starts the count and the wait again); the loop over the messages goes
+    ///     on with the new socket (messages the server sent in between are lost). Each wait is a ``CallTimeline/Event/Kind/retryScheduled`` event. `nil` never
     ///     reconnects.
     ///   - configuration: The configuration for this call; `nil` for ``APIConfiguration/current``.
     /// - Throws: ``APIError``: ``APIError/TransportProblem/unsupportedByExecutor`` before any I/O when the executor
@@ -40,7 +41,7 @@ extension API where Method == HTTPMethodMarkers.WebSocket {
     public func connect(
         with parameter: Parameter,
         pingInterval: Duration? = .seconds(30),
-        reconnect: ServerSentEvent.ReconnectPolicy? = nil,
+        reconnect: ReconnectPolicy? = nil,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> WebSocketConnection {
         let configuration = configuration ?? .current
@@ -70,7 +71,7 @@ extension API where Method == HTTPMethodMarkers.WebSocket, Parameter == Void {
     /// - Throws: ``APIError``.
     public func connect(
         pingInterval: Duration? = .seconds(30),
-        reconnect: ServerSentEvent.ReconnectPolicy? = nil,
+        reconnect: ReconnectPolicy? = nil,
         using configuration: APIConfiguration? = nil
     ) async throws(APIError) -> WebSocketConnection {
         try await connect(with: (), pingInterval: pingInterval, reconnect: reconnect, using: configuration)

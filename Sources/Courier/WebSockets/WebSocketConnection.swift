@@ -15,12 +15,14 @@ import Foundation
 /// - **The end.** The messages end (`nil`) when the peer closes with `1000` (normal) or `1001` (going away), or
 ///   after ``close(code:reason:)``; the peer's close is then ``receivedClose``. Any other close from the peer fails
 ///   with ``APIError/TransportProblem/closedByPeer``, a connection dropped without a close with
-///   ``APIError/TransportProblem/connectionLost``.
+///   ``APIError/TransportProblem/connectionLost``. The peer's close is answered at once with a close frame echoing
+///   its code, and the messages that arrived before a close or a drop are read before the end.
 /// - **Leaving the loop closes the socket.** Leaving a loop over the messages early (`break`, `return`, a thrown
-///   error) or cancelling the reading task closes the socket (code `1001`); cancelling fails the loop with
-///   ``APIError/TransportProblem/cancelled``.
+///   error), an iterator of your own that goes away before the end, or cancelling the reading task closes the socket
+///   (code `1001`); cancelling fails the loop with ``APIError/TransportProblem/cancelled``.
 /// - **Keep-alive.** A ping every `pingInterval`; when a pong has not come back by the next ping, the connection
-///   fails with ``APIError/TransportProblem/timedOut`` (so within twice the interval).
+///   fails with ``APIError/TransportProblem/timedOut`` (so within twice the interval) and closes with `1011`
+///   ("ping timeout") without waiting for the unresponsive peer.
 /// - **Bounded memory.** Messages are read from the network as the loop asks for them: a slow reader holds the
 ///   peer back rather than filling memory. A message over the request's ``APIRequest/maxResponseBytes`` closes the
 ///   socket (`1009`) and fails with ``APIError/TransportProblem/responseTooLarge``.
@@ -47,14 +49,14 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     public init(request: APIRequest, transport: some WebSocketTransport, subprotocol: String? = nil) {
         self.request = request
         self.subprotocol = subprotocol
-        self.state = LockedBox(State(transport: transport))
+        self.state = LockedBox(State(machine: WebSocketConnectionMachine(request: request), transport: transport))
     }
 
     /// The close the peer sent, once it arrived; `nil` before, and when the connection ended without one.
-    public var receivedClose: WebSocketClose? { state.value.receivedClose }
+    public var receivedClose: WebSocketClose? { state.value.machine.receivedClose }
 
     /// Whether the socket is open: it has not been closed, by either side, nor failed.
-    public var isOpen: Bool { state.value.end == nil }
+    public var isOpen: Bool { state.value.machine.isOpen }
 
     /// Two connections are equal when they are the same connection.
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool { lhs === rhs }
@@ -67,7 +69,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// Sends `message`.
     /// - Throws: ``APIError``: ``APIError/TransportProblem/connectionLost`` once the socket is closed.
     public func send(_ message: WebSocketMessage) async throws(APIError) {
-        guard let transport = state.withLock({ $0.end == nil ? $0.transport : nil }) else {
+        guard let transport = state.withLock({ $0.machine.isOpen ? $0.transport : nil }) else {
             throw endedError()
         }
         do {
@@ -75,10 +77,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         } catch {
             throw APIError.wrapping(error, request: request)
         }
-        state.withLock {
-            $0.sent.messages += 1
-            $0.sent.bytes += message.byteCount
-        }
+        state.withLock { $0.machine.sentMessage(bytes: message.byteCount) }
     }
 
     /// Sends `text` as a text message, as it is.
@@ -126,9 +125,16 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// Ends the connection with `outcome` (when it has not ended) and sends `close` on its transport; returns once the
     /// transport is closed, whoever ended the connection.
     func end(_ outcome: Result<Void, APIError>, close: WebSocketClose, detail: String) async {
+        _ = await finish(outcome, close: close, detail: detail)
+    }
+
+    /// Ends the connection as ``end(_:close:detail:)`` does and returns the end that won: `outcome`, or the end
+    /// that came first.
+    private func finish(
+        _ outcome: Result<Void, APIError>, close: WebSocketClose, detail: String
+    ) async -> Result<Void, APIError> {
         let ended = state.withLock { state -> (closing: Task<Void, Never>?, pinger: Task<Void, Never>?, first: Bool) in
-            guard state.end == nil else { return (state.closing, nil, false) }
-            state.end = outcome
+            guard state.machine.end(outcome) else { return (state.closing, nil, false) }
             // In a task of its own: an end from a cancelled task (a cancelled reader, the pinger, which this
             // cancels) still closes the transport uncancelled.
             let transport = state.transport
@@ -142,11 +148,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             recordEnd(detail)
         }
         await ended.closing?.value
-    }
-
-    /// Returns once the transport is closed, after an end.
-    private func closed() async {
-        await state.value.closing?.value
+        return state.value.machine.end ?? outcome
     }
 
     /// Ends the connection from a place that cannot wait (a dropped iterator, a cancellation handler).
@@ -157,19 +159,13 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// The error of a send or a read after the end: the failure that ended the connection, else
     /// ``APIError/TransportProblem/connectionLost``.
     private func endedError() -> APIError {
-        if case .failure(let error) = state.value.end { return error }
+        if case .failure(let error) = state.value.machine.end { return error }
         return APIError(.transport(.connectionLost), endpoint: request.endpoint, request: request)
     }
 
     /// Records the end in the call's timeline with the counts of messages and bytes, once.
     private func recordEnd(_ detail: String) {
-        guard request.recordsTimeline else { return }
-        let counts = state.withLock { state -> (sent: Count, received: Count)? in
-            guard !state.endRecorded else { return nil }
-            state.endRecorded = true
-            return (state.sent, state.received)
-        }
-        guard let counts else { return }
+        guard request.recordsTimeline, let counts = state.withLock({ $0.machine.recordEnd() }) else { return }
         request.record(
             .webSocketClosed, bytes: counts.sent.bytes + counts.received.bytes,
             detail:
@@ -211,14 +207,11 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
         init(connection: WebSocketConnection) {
             self.connection = connection
-            self.claimed = connection.state.withLock { state in
-                defer { state.claimed = true }
-                return !state.claimed
-            }
+            self.claimed = connection.state.withLock { $0.machine.claimReader() }
         }
 
         deinit {
-            guard claimed, connection.state.value.end == nil else { return }
+            guard claimed, connection.state.value.machine.isOpen else { return }
             connection.endSoon(.success(()), close: WebSocketClose(code: 1001), detail: "reader left")
         }
 
@@ -228,88 +221,50 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         }
     }
 
-    /// The next message from the transport, reconnecting as the settings say.
+    /// The next message from the transport, reconnecting as the settings say: what each read gave goes to the
+    /// connection's machine, which says what to do.
     func receive() async throws(APIError) -> WebSocketMessage? {
-        var failures = 0
-        while true {
-            let current = state.withLock { state -> Result<(any WebSocketTransport, Int), APIError>? in
-                switch state.end {
-                case nil: .success((state.transport, state.generation))
-                case .success: nil
-                case .failure(let error): .failure(error)
-                }
-            }
-            guard let current else { return nil }
-            let (transport, generation) = try current.get()
-            let event: WebSocketEvent
+        reading: while true {
+            let (transport, generation) = state.withLock { ($0.transport, $0.machine.generation) }
+            let read: WebSocketConnectionMachine.Read
             do {
-                event = try await withTaskCancellationHandler {
+                let event = try await withTaskCancellationHandler {
                     try await transport.receive()
                 } onCancel: {
                     self.endSoon(
                         .failure(ExecutorStop.cancelled.error(for: self.request)), close: WebSocketClose(code: 1001),
                         detail: "cancelled")
                 }
+                read = .event(event)
             } catch {
-                // An end of ours (a close, a missed pong, a cancellation) wins over what the transport saw.
-                switch state.value.end {
-                case .success:
-                    await closed()
-                    return nil
-                case .failure(let error):
-                    await closed()
-                    throw error
-                case nil: break
-                }
-                // A transport closed for a missed pong, so that a reconnection replaces it.
-                let missedPong = state.withLock { $0.missedPong == generation }
-                let failure =
-                    missedPong ? ExecutorStop.timedOut.error(for: request) : APIError.wrapping(error, request: request)
-                if Task.isCancelled {
-                    let cancelled = ExecutorStop.cancelled.error(for: request)
-                    await end(.failure(cancelled), close: WebSocketClose(code: 1001), detail: "cancelled")
-                    throw cancelled
-                }
-                let reconnectable = [.connectionLost, .timedOut, .cannotConnect].contains(
-                    failure.reason.transportProblem)
-                if reconnectable,
-                    try await reconnect(after: failure, closing: WebSocketClose(code: 1006), failures: &failures)
-                {
-                    continue
-                }
-                await end(.failure(failure), close: WebSocketClose(code: 1006), detail: "\(failure.reason)")
-                throw failure
+                read = .failed(APIError.wrapping(error, request: request), cancelled: Task.isCancelled)
             }
-            switch event {
-            case .message(let message):
-                guard message.byteCount <= request.maxResponseBytes else {
-                    let error = APIError(.transport(.responseTooLarge), endpoint: request.endpoint, request: request)
-                    await end(.failure(error), close: WebSocketClose(code: 1009), detail: "\(error.reason)")
-                    throw error
+            var action = state.withLock { $0.machine.read(read, generation: generation) }
+            while true {
+                switch action {
+                case .deliver(let message):
+                    return message
+                case .ended(let outcome):
+                    await closed()
+                    return try outcome.map { nil }.get()
+                case .end(let outcome, let close, let detail):
+                    return try await finish(outcome, close: close, detail: detail).map { nil }.get()
+                case .reconnect(let failure, let wait):
+                    // A transport the peer closed is answered with its close; a failed one closes without a frame.
+                    var close = WebSocketClose(code: 1006)
+                    if case .event(.close(let received)) = read { close = received }
+                    guard let next = await reconnect(after: failure, wait: wait, closing: close) else {
+                        continue reading
+                    }
+                    action = next
                 }
-                state.withLock {
-                    $0.received.messages += 1
-                    $0.received.bytes += message.byteCount
-                }
-                return message
-            case .close(let close):
-                state.withLock { $0.receivedClose = close }
-                if close.isTransient {
-                    let lost = APIError(
-                        .transport(.connectionLost), endpoint: request.endpoint, request: request,
-                        underlyingError: close)
-                    if try await reconnect(after: lost, closing: close, failures: &failures) { continue }
-                }
-                if close.isClean {
-                    await end(.success(()), close: close, detail: "closed by peer \(close)")
-                    return nil
-                }
-                let error = APIError(
-                    .transport(.closedByPeer), endpoint: request.endpoint, request: request, underlyingError: close)
-                await end(.failure(error), close: close, detail: "closed by peer \(close)")
-                throw error
             }
         }
+    }
+
+    /// Returns once the transport is closed, after an end.
+    private func closed() async {
+        await state.value.closing?.value
     }
 
     // MARK: Settings, keep-alive and reconnection
@@ -325,8 +280,18 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
     /// Sets what the call that opened the connection decided, and starts the pings.
     func configure(_ settings: Settings, pingInterval: Duration?) {
+        state.withLock { state in
+            state.settings = settings
+            state.pingInterval = pingInterval
+            state.machine.configure(policy: settings.reconnect, canReopen: settings.reopen != nil)
+        }
+        startPings(every: pingInterval)
+    }
+
+    /// Starts the pings of the current transport, every `interval` (none when `nil`), in place of any before.
+    private func startPings(every interval: Duration?) {
         var pinger: Task<Void, Never>?
-        if let interval = pingInterval, interval > .zero {
+        if let interval, interval > .zero {
             // Holds the connection only while it pings: a connection nobody holds ends with its transport.
             pinger = Task { [weak self] in
                 while !Task.isCancelled {
@@ -336,112 +301,110 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             }
         }
         let stale = state.withLock { state in
-            state.settings = settings
-            state.pingInterval = pingInterval
             defer { state.pinger = pinger }
             return state.pinger
         }
         stale?.cancel()
     }
 
-    /// Sends a ping and waits `interval` for its pong; when none came back, ends the connection with
-    /// ``APIError/TransportProblem/timedOut`` and returns `false` (as it does once the connection ended).
+    /// Sends a ping and waits `interval` for its pong; when none came back, tells the machine, which ends the
+    /// connection (``APIError/TransportProblem/timedOut``, closed with `1011` "ping timeout" without waiting for
+    /// the unresponsive peer) or has it reconnect. `false` when the pings stop.
     private func ping(waiting interval: Duration) async -> Bool {
-        guard let (transport, generation) = state.withLock({ $0.end == nil ? ($0.transport, $0.generation) : nil })
+        guard
+            let (transport, generation) = state.withLock({
+                $0.machine.isOpen ? ($0.transport, $0.machine.generation) : nil
+            })
         else { return false }
-        let pong = LockedBox(false)
-        let ping = Task {
-            do {
-                try await transport.ping()
-                pong.value = true
-            } catch {}
+        // The pong or the end of the wait, whichever comes first; the ping given up is cancelled (the transport then
+        // knows its peer does not answer). A ping that fails waits out the interval, as a missing pong does.
+        let answered = await withTaskGroup(of: Bool?.self) { group -> Bool? in
+            group.addTask { () -> Bool? in
+                do {
+                    try await transport.ping()
+                    return true
+                } catch { return nil }
+            }
+            group.addTask { () -> Bool? in
+                do {
+                    try await Task.sleep(for: interval)
+                    return false
+                } catch { return nil }
+            }
+            for await result in group {
+                guard let result else { continue }
+                group.cancelAll()
+                return result
+            }
+            return nil
         }
-        do { try await Task.sleep(for: interval) } catch {
-            ping.cancel()
-            return false
-        }
-        if pong.value { return true }
-        ping.cancel()
-        // A reconnection in between replaced the transport: the new one has not been pinged yet.
-        let (current, reconnects) = state.withLock { state in
-            let current = state.end == nil && state.generation == generation
-            let reconnects = current && state.settings.reopen != nil && state.settings.reconnect.attempts > 0
-            if reconnects { state.missedPong = generation }
-            return (current, reconnects)
-        }
-        guard current else { return true }
-        if reconnects {
+        guard let answered, !Task.isCancelled else { return false }
+        if answered { return true }
+        switch state.withLock({ $0.machine.pongMissed(generation: generation) }) {
+        case .none:
+            return true
+        case .closeForReconnection:
             // The reader sees its transport fail with `timedOut` and reconnects; the new transport's pings start
             // with it.
             await transport.close(WebSocketClose(code: 1006))
             return false
+        case .fail(let error):
+            await end(.failure(error), close: WebSocketClose(code: 1011, reason: "ping timeout"), detail: "no pong")
+            return false
         }
-        let error = ExecutorStop.timedOut.error(for: request)
-        await end(.failure(error), close: WebSocketClose(code: 1011, reason: "ping timeout"), detail: "no pong")
-        return false
     }
 
-    /// Opens the socket again after `failure` when the reconnect policy allows another attempt, after its wait, and
-    /// closes the transport it replaces with `close` (`1006` for a failed one, the peer's close answered); `false`
-    /// when it does not (or the connection ended meanwhile).
+    /// One attempt to open the socket again after `failure`: waits `wait` (a `retryScheduled` event), opens it
+    /// through the plugins and puts its transport in place of the current one, which it closes with `close` (`1006`
+    /// for a failed one, the peer's close answered). `nil` once the socket is open again; else what the machine says
+    /// next: another attempt, or the end.
     private func reconnect(
-        after failure: APIError, closing close: WebSocketClose, failures: inout Int
-    ) async throws(APIError) -> Bool {
-        let settings = state.value.settings
-        guard let reopen = settings.reopen else { return false }
-        while failures < settings.reconnect.attempts {
-            failures += 1
-            var wait = settings.reconnect.delay
-            for _ in 1..<failures where wait < settings.reconnect.maxDelay { wait = wait * 2 }
-            wait = Swift.min(wait, settings.reconnect.maxDelay)
-            request.recorder?.record(.retryScheduled, delay: wait, detail: "reconnect: \(failure.reason)")
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
-                let cancelled = ExecutorStop.cancelled.error(for: request)
-                await end(.failure(cancelled), close: WebSocketClose(code: 1001), detail: "cancelled")
-                throw cancelled
-            }
-            guard state.value.end == nil else { return false }
-            let next: WebSocketConnection
-            do {
-                next = try await reopen()
-            } catch {
-                if Self.isCancellation(error) {
-                    await end(.failure(error), close: WebSocketClose(code: 1001), detail: "cancelled")
-                    throw error
-                }
-                continue
-            }
-            let (transport, pinger) = next.state.withLock { state in
-                defer { state.pinger = nil }
-                return (state.transport, state.pinger)
-            }
-            let replaced = state.withLock { state -> (transport: any WebSocketTransport, isClosed: Bool)? in
-                guard state.end == nil else { return nil }
-                defer { state.transport = transport }
-                // A transport closed for a missed pong is closed already.
-                let isClosed = state.missedPong == state.generation
-                state.generation += 1
-                state.receivedClose = nil
-                state.pinger?.cancel()
-                state.pinger = nil
-                return (state.transport, isClosed)
-            }
-            pinger?.cancel()
-            guard let replaced else {
-                await transport.close(WebSocketClose(code: 1001))
-                return false
-            }
-            if !replaced.isClosed { await replaced.transport.close(close) }
-            if let interval = state.value.pingInterval { configure(settings, pingInterval: interval) }
-            return true
+        after failure: APIError, wait: Duration, closing close: WebSocketClose
+    ) async -> WebSocketConnectionMachine.ReadAction? {
+        request.recorder?.record(.retryScheduled, delay: wait, detail: "reconnect: \(failure.reason)")
+        do {
+            try await Task.sleep(for: wait)
+        } catch {
+            let cancelled = ExecutorStop.cancelled.error(for: request)
+            return .end(.failure(cancelled), close: WebSocketClose(code: 1001), detail: "cancelled")
         }
-        return false
+        let (reopen, ended) = state.withLock { ($0.settings.reopen, $0.machine.end) }
+        if let ended { return .ended(ended) }
+        guard let reopen else { return state.withLock { $0.machine.reopenFailed() } }
+        let next: WebSocketConnection
+        do {
+            next = try await reopen()
+        } catch {
+            if Self.isCancellation(error) {
+                return .end(.failure(error), close: WebSocketClose(code: 1001), detail: "cancelled")
+            }
+            return state.withLock { $0.machine.reopenFailed() }
+        }
+        let (transport, pinger) = next.state.withLock { state in
+            defer { state.pinger = nil }
+            return (state.transport, state.pinger)
+        }
+        pinger?.cancel()
+        let replaced = state.withLock { state -> (transport: any WebSocketTransport, isClosed: Bool)? in
+            let generation = state.machine.generation
+            guard state.machine.reopened() else { return nil }
+            defer { state.transport = transport }
+            state.pinger?.cancel()
+            state.pinger = nil
+            // A transport closed for a missed pong is closed already.
+            return (state.transport, state.machine.wasClosedForMissedPong(generation))
+        }
+        guard let replaced else {
+            await transport.close(WebSocketClose(code: 1001))
+            return .ended(state.value.machine.end ?? .success(()))
+        }
+        if !replaced.isClosed { await replaced.transport.close(close) }
+        startPings(every: state.value.pingInterval)
+        return nil
     }
 
     /// Whether `error` is a cancellation. A function of its own, not inlined: swiftc 6.3.1 crashes on
-    /// `error.reason.transportProblem == .cancelled` inlined in ``reconnect(after:closing:failures:)`` in an optimized
+    /// `error.reason.transportProblem == .cancelled` inlined in ``reconnect(after:wait:closing:)`` in an optimized
     /// build ("Found ownership error?!" in CopyPropagation: a `load_borrow` of the reason's kind used after its end).
     @inline(never)
     private static func isCancellation(_ error: APIError) -> Bool {
@@ -450,29 +413,15 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
     // MARK: State
 
-    struct Count: Sendable {
-        var messages = 0
-        var bytes = 0
-    }
-
+    /// Everything the connection changes, behind its one lock: the machine and what it acts on.
     struct State: Sendable {
+        var machine: WebSocketConnectionMachine
         var transport: any WebSocketTransport
         var settings = Settings()
         var pingInterval: Duration?
-        /// Counts the transports: a reconnection makes the next.
-        var generation = 0
-        /// The generation of a transport the pings closed (its pong missing), to be reconnected.
-        var missedPong: Int?
         var pinger: Task<Void, Never>?
         /// Closes the transport, once the connection ended.
         var closing: Task<Void, Never>?
-        /// How the connection ended: `.success` closed (by us, or cleanly by the peer), `.failure` failed.
-        var end: Result<Void, APIError>?
-        var receivedClose: WebSocketClose?
-        var claimed = false
-        var sent = Count()
-        var received = Count()
-        var endRecorded = false
     }
 }
 

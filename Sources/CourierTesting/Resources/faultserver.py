@@ -81,15 +81,20 @@ Routes (any method; parameters in the query string):
                                `Retry-After: retry-after` (none when empty), later ones 200 JSON
                                {"key", "hits"}. For retry tests (the call timeline's)
   /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
-                               and how many of them the client abandoned during the wait
+                               and how many of them the client abandoned during the wait (and "closes",
+                               the close codes a WebSocket client sent, where a route records them)
   /ws/...                      WebSockets (an upgrade; a plain request gets 426). Every route picks the
                                first subprotocol offered; incoming messages up to 64 MiB; pings answered.
     /ws/echo?fragment=N        echoes each message with its type (in frames of N bytes), echoes the close
     /ws/headers                sends the handshake's {"headers", "path", "query"} as JSON text, then echoes
-    /ws/close?code=C&reason=R&after=N
-                               after N echoed messages sends close C (reason R), waits 2 s for the client's
+    /ws/close?code=C&reason=R&after=N&key=K
+                               after N echoed messages sends close C (reason R), waits 2 s for the client's;
+                               /count-stats?key=ws-close:K lists the codes of the client's closes ("closes",
+                               1006 for none)
     /ws/drop?after=N           after N echoed messages closes the TCP connection: no close frame
     /ws/silent                 echoes, never answers a ping
+    /ws/mute?seconds=S         reads and sends nothing for S s (a peer that hangs: no pong, no answer to a
+                               close), then closes the TCP connection
     /ws/flood?count=N&size=B&key=K
                                N binary messages of B bytes as fast as TCP takes them, then close 1000;
                                /count-stats?key=ws-flood:K counts the messages written so far
@@ -651,16 +656,17 @@ class WebSocket:
             )
 
     def close(self, code, reason="", wait=2.0):
-        """Sends a close frame, then waits up to `wait` s for the client's."""
+        """Sends a close frame, then waits up to `wait` s for the client's; returns its code (1005 for a close
+        frame without one, 1006 for none)."""
         self.conn.send(ws_frame(WS_OPCODES["close"], ws_close_payload(code, reason)))
         self.conn.sock.settimeout(wait)
         try:
             while True:
-                _, opcode, _ = self.read_frame()
+                _, opcode, payload = self.read_frame()
                 if opcode == WS_OPCODES["close"]:
-                    return
+                    return int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
         except (ClientGone, BadRequest, socket.timeout, OSError):
-            return
+            return 1006
 
     def echo(self, fragment=0, limit=None):
         """Echoes messages until the client closes (its close frame echoed) or `limit` messages."""
@@ -722,11 +728,18 @@ def route_websocket(conn, path, query, headers):
         code = number(query, "code", 1000, minimum=1000, maximum=4999)
         reason = (query.get("reason") or [""])[0]
         socket_.echo(limit=number(query, "after", 0, maximum=1000))
-        socket_.close(code, reason)
+        answer = socket_.close(code, reason)
+        key = (query.get("key") or [None])[0]
+        if key is not None:
+            with COUNTS_LOCK:
+                COUNTS.setdefault("ws-close:" + key, {"hits": 0, "gone": 0}).setdefault("closes", []).append(answer)
         return
     if path == "/ws/drop":
         socket_.echo(limit=number(query, "after", 0, maximum=1000))
         return  # handle() shuts the TCP connection down: no close frame
+    if path == "/ws/mute":
+        time.sleep(number(query, "seconds", 10.0, kind=float, maximum=60))
+        return  # handle() shuts the TCP connection down
     if path == "/ws/silent":
         socket_.answer_pings = False
         socket_.echo()
@@ -808,6 +821,8 @@ def route(conn, method, target, headers, body):
         answer = {"key": key, "hits": counts["hits"], "gone": counts["gone"]}
         if "ranges" in counts:
             answer["ranges"] = list(counts["ranges"])
+        if "closes" in counts:
+            answer["closes"] = list(counts["closes"])
         return respond(conn, 200, json_body(answer))
 
     if path == "/redirect":

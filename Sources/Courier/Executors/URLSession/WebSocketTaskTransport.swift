@@ -12,12 +12,22 @@ import Foundation
     ///
     /// ``open(_:on:cookies:)`` performs the handshake, bounded by the request's ``APIRequest/timeout``, and answers
     /// `101` with the open socket, or the status and headers of the response that refused it (`URLSession` keeps no
-    /// body of a refused handshake). The task reads messages itself; `maximumMessageSize` (the request's
-    /// ``APIRequest/maxResponseBytes``) refuses a larger one before it is read whole.
+    /// body of a refused handshake). The task reads messages and answers pings itself; `maximumMessageSize` (the
+    /// request's ``APIRequest/maxResponseBytes``) refuses a larger one before it is read whole. The close handshake
+    /// goes through a ``WebSocketStateMachine``: the peer's close is answered once, with its code, and a close
+    /// requested after it closes the task without another frame.
     struct WebSocketTaskTransport: WebSocketTransport {
         let task: URLSessionWebSocketTask
         /// The handshake request: errors name its endpoint.
         let request: APIRequest
+        /// The close handshake's state.
+        let machine: LockedBox<WebSocketStateMachine<Data>>
+
+        init(task: URLSessionWebSocketTask, request: APIRequest) {
+            self.task = task
+            self.request = request
+            self.machine = LockedBox(WebSocketStateMachine(maxMessageBytes: request.maxResponseBytes))
+        }
 
         /// Opens the WebSocket of `request` on `session`; `cookies`, when the executor sends the session's cookies
         /// itself, gives the handshake's `Cookie` field.
@@ -87,6 +97,12 @@ import Foundation
                 // The peer's close ends a pending receive with an error; the task then holds the close.
                 if task.closeCode != .invalid {
                     let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    let frame = WebSocketStateMachine<Data>.Frame.close(code: task.closeCode.rawValue, reason: reason)
+                    if case .answerClose(.close(let code, _), let close) = machine.withLock({ $0.received(frame) }) {
+                        let answer = code.flatMap(URLSessionWebSocketTask.CloseCode.init(rawValue:)) ?? .normalClosure
+                        task.cancel(with: answer, reason: nil)
+                        return .close(close)
+                    }
                     return .close(WebSocketClose(code: task.closeCode.rawValue, reason: reason))
                 }
                 if error is URLError || error is CancellationError { throw error }
@@ -111,10 +127,17 @@ import Foundation
         }
 
         func close(_ close: WebSocketClose) async {
-            // 1006: the connection failed; it goes without a close frame.
-            guard close.code != 1006 else { return task.cancel() }
-            let code = URLSessionWebSocketTask.CloseCode(rawValue: close.code) ?? .normalClosure
-            task.cancel(with: code, reason: Data(close.reason.utf8))
+            switch machine.withLock({ $0.closeRequested(code: close.code, reason: close.reason) }) {
+            case .sendAndWait(let code, let reason, _), .sendAndClose(let code, let reason):
+                // The task waits for the peer's answer itself, within its own bound.
+                let code = URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure
+                task.cancel(with: code, reason: Data(reason.utf8))
+            case .close, .wait:
+                // Both closes were sent, or the connection failed (1006): it goes without another frame.
+                task.cancel()
+            case .none:
+                break
+            }
         }
     }
 

@@ -1,0 +1,123 @@
+import Courier
+import CourierAsyncHTTPClient
+import CourierTesting
+import Foundation
+import Testing
+
+/// The wire rules of RFC 6455 that Courier promises, seen by two independent servers: PyPI `websockets`
+/// (scripts/servers/wsechoserver.py) and the fault server. The server's close is answered with a close frame, a
+/// message that arrived before a drop is read before the drop's error however late the reader comes, and a peer
+/// that stops answering fails the socket without Courier waiting on it.
+@Suite(
+    "AsyncHTTPClientExecutor: the WebSocket close handshake and the end of a socket",
+    .testEnvironment("COURIER_WS_ECHO_URL", setBy: "scripts/test-ahc"))
+struct WebSocketCloseHandshakeTests {
+    struct Closes: Decodable {
+        var closes: [Int]?
+    }
+
+    static func echoServer() throws -> APIConfiguration {
+        try WebSocketEchoTests.configuration()
+    }
+
+    static func faultServer() throws -> APIConfiguration {
+        try WebSocketFaultTests.configuration()
+    }
+
+    /// Reads `socket` to its end: the texts, and the error that ended it.
+    static func readAll(_ socket: WebSocketConnection) async -> (texts: [String], error: APIError?) {
+        var texts: [String] = []
+        do {
+            for try await message in socket { texts.append(message.text ?? "") }
+            return (texts, nil)
+        } catch {
+            return (texts, error as? APIError)
+        }
+    }
+
+    /// The close codes a server recorded from the client (`GET path?key=…`), once it recorded one (bounded wait).
+    static func recordedCloses(_ path: String, key: String, using configuration: APIConfiguration) async throws -> [Int]
+    {
+        let closes = GET<String>(path) { ["key": $0] }
+        for _ in 0..<200 {
+            let recorded: Closes = try await closes.request(with: key, using: configuration)
+            if let codes = recorded.closes, !codes.isEmpty { return codes }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return []
+    }
+
+    @Test(
+        "PyPI websockets: the server's close is answered with its code; the loop ends or fails per the code table",
+        arguments: [1000, 1001, 1008, 1011, 4000])
+    func closeAnsweredEchoServer(code: Int) async throws {
+        let key = UUID().uuidString
+        let close = WebSocket<(code: Int, key: String)>("/close") { ["code": $0.code, "key": $0.key] }
+        let socket = try await close.connect(with: (code, key), pingInterval: nil, using: Self.echoServer())
+
+        let (texts, error) = await Self.readAll(socket)
+
+        #expect(texts == ["closing"])
+        #expect(error?.reason.transportProblem == (code == 1000 || code == 1001 ? nil : .closedByPeer))
+        #expect(socket.receivedClose?.code == code)
+        #expect(try await Self.recordedCloses("/closes", key: key, using: Self.echoServer()) == [code])
+    }
+
+    @Test(
+        "Fault server: the server's close is answered once, with its code", arguments: [1000, 1001, 1008, 1011, 4000])
+    func closeAnsweredFaultServer(code: Int) async throws {
+        let key = UUID().uuidString
+        let close = WebSocket<(code: Int, key: String)>("/ws/close") { ["code": $0.code, "key": $0.key, "after": 1] }
+        let socket = try await close.connect(with: (code, key), pingInterval: nil, using: Self.faultServer())
+        try await socket.send("one")
+
+        let (texts, _) = await Self.readAll(socket)
+
+        #expect(texts == ["one"])
+        #expect(
+            try await Self.recordedCloses("/count-stats", key: "ws-close:" + key, using: Self.faultServer()) == [code])
+    }
+
+    @Test(
+        "A message that arrived before the peer dropped the connection is read first, however late the reader comes",
+        arguments: ["/drop", "/drop?abort=1"])
+    func messageBeforeDropEchoServer(path: String) async throws {
+        let drop = WebSocket<Void>(path)
+        let socket = try await drop.connect(pingInterval: nil, using: Self.echoServer())
+        // The message and the drop arrive while nobody reads.
+        try await Task.sleep(for: .milliseconds(500))
+
+        let (texts, error) = await Self.readAll(socket)
+
+        #expect(texts == ["last"])
+        #expect(error?.reason.transportProblem == .connectionLost)
+    }
+
+    @Test("Fault server: a message sent just before a drop is read first, however late the reader comes")
+    func messageBeforeDropFaultServer() async throws {
+        let flaky = WebSocket<String>("/ws/flaky") { ["key": $0, "fail": 1] }
+        let socket = try await flaky.connect(with: UUID().uuidString, pingInterval: nil, using: Self.faultServer())
+        try await Task.sleep(for: .milliseconds(500))
+
+        let (texts, error) = await Self.readAll(socket)
+
+        #expect(texts == ["connection 1"])
+        #expect(error?.reason.transportProblem == .connectionLost)
+    }
+
+    @Test("A peer that answers nothing fails the loop with timedOut within twice the ping interval, not waiting on it")
+    func unresponsivePeer() async throws {
+        let mute = WebSocket<Void>("/ws/mute?seconds=20")
+        let socket = try await mute.connect(pingInterval: .seconds(1), using: Self.faultServer())
+        let start = ContinuousClock.now
+
+        let (texts, error) = await Self.readAll(socket)
+
+        #expect(texts.isEmpty)
+        #expect(error?.reason.transportProblem == .timedOut)
+        // Documented: within twice the interval (2 s). Waiting on the peer's answer to the 1011 close would add a
+        // second more; the bound leaves most of that second for a loaded machine.
+        #expect(ContinuousClock.now - start < .milliseconds(2_900))
+        #expect(!socket.isOpen)
+    }
+}

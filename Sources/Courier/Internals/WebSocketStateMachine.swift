@@ -1,0 +1,335 @@
+import Foundation
+
+/// The bytes of a WebSocket frame or message, as a transport holds them (SwiftNIO's `ByteBuffer`, `Data`): what
+/// ``WebSocketStateMachine`` counts and joins.
+@_spi(CourierInternals)
+public protocol WebSocketPayload: Sendable {
+    /// The number of bytes.
+    var byteCount: Int { get }
+    /// Appends `other`'s bytes (a continuation frame joined to its message).
+    mutating func append(_ other: Self)
+}
+
+@_spi(CourierInternals)
+extension Data: WebSocketPayload {
+    /// The number of bytes.
+    public var byteCount: Int { count }
+    /// Appends `other`'s bytes.
+    public mutating func append(_ other: Data) { append(contentsOf: other) }
+}
+
+/// The wire state of one open WebSocket (RFC 6455), after its handshake: a value changed only by events (a frame
+/// arrived, the reader asks for more, a ping or a close is requested, the connection ended), each returning the
+/// action the transport performs (deliver a message, write a frame, answer the peer's close, fail the reader,
+/// close the connection, read from the socket). It knows no sockets, timers or locks: `AsyncHTTPClientExecutor`'s
+/// frame handler feeds it the frames it decodes, and `URLSessionExecutor`'s task transport the messages and the
+/// close its task reads.
+///
+/// ```
+///            ping, pong, data ─┐                      peer's close: answer it, hand it to the reader
+///                              ▼
+///   ┌──────────────────────► open ──────────────────────────────────────────────► closeReceived
+///   │                          │ close requested: send ours
+///   │                          ▼                      peer's close: the wait ends
+///   │                      closeSent ────────────────────────────────────────────► closeReceived
+///   │                                                                                    │
+///   │   a broken frame, a message over the limit, text not UTF-8: send 1002/1009/1007    │
+///   └── open, closeSent ─────────────────────────────────────────────► failed            │
+///                                                                          │             │
+///                                    the connection ended (TCP) ──────────►└──► closed ◄─┘
+/// ```
+///
+/// - **The close handshake.** The peer's close is answered at once with a close frame echoing its code (empty when
+///   it sent none), once, and handed to the reader after the messages before it; a close of ours waits for the
+///   peer's answer (the transport bounds that wait), except when the peer is known not to answer (a pong it never
+///   sent), and a close requested after the peer's closes the connection at once.
+/// - **Messages before the end.** Frames are handed on in order; the connection's end is an event after them, so
+///   the messages that arrived before a drop or a close are read before the end.
+/// - **Limits.** A message longer than `maxMessageBytes` (inclusive) is refused while its frames arrive (`1009`);
+///   a fragment out of place or an unknown opcode fails with `1002`.
+/// - **Backpressure.** The reader's demand drives reads; while a pong or the peer's close is awaited the socket is
+///   read on past that demand, within ``pongReadAllowance`` bytes of data.
+@_spi(CourierInternals)
+public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
+    /// The bytes of data messages read past the reader's demand while a pong is awaited.
+    public static var pongReadAllowance: Int { 1 << 20 }
+
+    /// The kind of a data message.
+    public enum MessageKind: Sendable, Hashable {
+        case text, binary
+    }
+
+    /// A frame that arrived (its payload unmasked).
+    public enum Frame: Sendable {
+        /// The first (or only, when `fin`) frame of a data message.
+        case data(MessageKind, Payload, fin: Bool)
+        /// A continuation of a fragmented message.
+        case continuation(Payload, fin: Bool)
+        case ping(Payload)
+        case pong
+        /// A close frame: its code (`nil` when the frame has none) and reason.
+        case close(code: Int?, reason: String)
+        /// A frame of an opcode RFC 6455 does not define.
+        case unknown(opcode: Int)
+    }
+
+    /// A frame the transport writes.
+    public enum Outbound: Sendable {
+        case pong(Payload)
+        case ping
+        /// A close frame with `code` and `reason`; no code (and no reason) when `code` is `nil`.
+        case close(code: Int?, reason: String)
+    }
+
+    /// Why the machine failed the connection.
+    public enum Violation: Sendable, Hashable {
+        /// A message over `maxMessageBytes`: close code `1009`.
+        case messageTooLarge(limit: Int)
+        /// A text message that is not UTF-8: close code `1007`.
+        case invalidText
+        /// A broken frame or a frame out of place: close code `1002`.
+        case protocolError(String)
+
+        /// The close code RFC 6455 gives the violation.
+        public var closeCode: Int {
+            switch self {
+            case .messageTooLarge: 1009
+            case .invalidText: 1007
+            case .protocolError: 1002
+            }
+        }
+    }
+
+    /// What the transport does after an event.
+    public enum Action: Sendable {
+        /// Nothing.
+        case none
+        /// Hands a whole message on to the reader.
+        case deliver(MessageKind, Payload)
+        /// Writes a frame.
+        case write(Outbound)
+        /// Completes the pings waiting for a pong.
+        case completePings
+        /// Writes the answer to the peer's close, then hands the close on to the reader; a wait for the peer's
+        /// close ends.
+        case answerClose(Outbound, WebSocketClose)
+        /// The peer answered our close: a wait for it ends (the reader was told of the end already).
+        case peerClosed
+        /// Writes `close` (when there is one to send), fails the reader with `violation` and closes the connection.
+        case fail(Violation, close: Outbound?)
+        /// Reads from the socket.
+        case read
+    }
+
+    /// What the transport does for a close requested by the connection.
+    public enum CloseAction: Sendable, Hashable {
+        /// Writes a close frame with `code` and `reason`, then waits (bounded) for the peer's before it closes the
+        /// connection; `readOn`: reads past the reader's demand, so that the peer's close arrives.
+        case sendAndWait(code: Int, reason: String, readOn: Bool)
+        /// Writes a close frame with `code` and `reason` and closes the connection at once: the peer is known not
+        /// to answer.
+        case sendAndClose(code: Int, reason: String)
+        /// Closes the connection at once, without a frame (both closes were sent, it failed, or the code says the
+        /// connection failed).
+        case close
+        /// Waits (bounded) for the peer's answer to the close sent already.
+        case wait
+        /// Nothing: the connection ended already.
+        case none
+    }
+
+    /// Where the close handshake stands.
+    public enum State: Sendable, Hashable {
+        /// Messages flow both ways.
+        case open
+        /// Our close was sent; the peer's answer is awaited. Data that arrives is dropped.
+        case closeSent
+        /// The peer's close arrived and was answered (or answered ours): the connection waits for its end.
+        case closeReceived
+        /// A violation failed the connection; it is being closed.
+        case failed
+        /// The connection ended.
+        case closed
+    }
+
+    /// The state of the close handshake.
+    public private(set) var state: State = .open
+    /// The largest message, in bytes (inclusive).
+    public let maxMessageBytes: Int
+    /// The message being joined from its fragments.
+    private var partial: (kind: MessageKind, payload: Payload)?
+    /// The pings sent whose pong has not arrived.
+    public private(set) var pingsAwaitingPong = 0
+    /// Whether the connection gave up waiting for a pong: the peer does not answer.
+    public private(set) var pongOverdue = false
+    /// Whether the reader asked for a read since the last read completed (else its backpressure holds reads back).
+    private var readerWantsReads = true
+    /// Whether the read under way is one of the machine's own, past the reader's demand.
+    private var readingPastDemand = false
+    /// The bytes of data frames read past the reader's demand since it last asked for a read.
+    public private(set) var bytesPastDemand = 0
+
+    /// A machine for a socket whose messages are at most `maxMessageBytes` long.
+    public init(maxMessageBytes: Int) {
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    // MARK: Inbound
+
+    /// A frame arrived.
+    public mutating func received(_ frame: Frame) -> Action {
+        switch frame {
+        case .ping(let payload):
+            return state == .open ? .write(.pong(payload)) : .none
+        case .pong:
+            guard pingsAwaitingPong > 0 else { return .none }
+            pingsAwaitingPong = 0
+            pongOverdue = false
+            return .completePings
+        case .close(let code, let reason):
+            return receivedClose(code: code, reason: reason)
+        case .data(let kind, let payload, let fin):
+            guard state == .open else { return .none }
+            guard partial == nil else { return fail(.protocolError("a new message began inside a fragmented one")) }
+            countPastDemand(payload.byteCount)
+            guard payload.byteCount <= maxMessageBytes else { return fail(.messageTooLarge(limit: maxMessageBytes)) }
+            if fin { return .deliver(kind, payload) }
+            partial = (kind, payload)
+            return .none
+        case .continuation(let payload, let fin):
+            guard state == .open else { return .none }
+            guard var message = partial else {
+                return fail(.protocolError("a continuation frame outside a fragmented message"))
+            }
+            countPastDemand(payload.byteCount)
+            guard message.payload.byteCount + payload.byteCount <= maxMessageBytes else {
+                return fail(.messageTooLarge(limit: maxMessageBytes))
+            }
+            partial = nil
+            message.payload.append(payload)
+            if fin { return .deliver(message.kind, message.payload) }
+            partial = message
+            return .none
+        case .unknown(let opcode):
+            guard state == .open || state == .closeSent else { return .none }
+            return fail(.protocolError("an unknown opcode \(opcode)"))
+        }
+    }
+
+    private mutating func receivedClose(code: Int?, reason: String) -> Action {
+        switch state {
+        case .open:
+            if let code, !Self.isReceivable(code) {
+                return fail(.protocolError("a close frame with the code \(code)"))
+            }
+            state = .closeReceived
+            partial = nil
+            let close = WebSocketClose(code: code ?? 1005, reason: reason)
+            return .answerClose(.close(code: code, reason: ""), close)
+        case .closeSent:
+            state = .closeReceived
+            return .peerClosed
+        case .closeReceived, .failed, .closed:
+            return .none
+        }
+    }
+
+    /// Whether a peer may send `code` in a close frame (RFC 6455 §7.4: the defined codes a frame may carry,
+    /// and `3000`–`4999` for libraries and applications).
+    static func isReceivable(_ code: Int) -> Bool {
+        (1000...1003).contains(code) || (1007...1014).contains(code) || (3000...4999).contains(code)
+    }
+
+    /// A text message's bytes were not UTF-8 (the transport checks as it hands the message on).
+    public mutating func receivedInvalidText() -> Action {
+        fail(.invalidText)
+    }
+
+    /// The frame decoder refused a frame: over the size limit (`tooLarge`), or broken.
+    public mutating func frameRefused(tooLarge: Bool, _ description: String) -> Action {
+        fail(tooLarge ? .messageTooLarge(limit: maxMessageBytes) : .protocolError(description))
+    }
+
+    private mutating func fail(_ violation: Violation) -> Action {
+        partial = nil
+        let close: Outbound? = state == .open ? .close(code: violation.closeCode, reason: "") : nil
+        if state != .closed { state = .failed }
+        return .fail(violation, close: close)
+    }
+
+    /// The connection ended (the TCP connection closed, or failed): the pings waiting for a pong and a wait for the
+    /// peer's close end with it. The messages handed on before stay the reader's.
+    public mutating func connectionEnded() {
+        state = .closed
+        partial = nil
+        pingsAwaitingPong = 0
+    }
+
+    // MARK: Requests
+
+    /// The connection asks for a ping: `.write(.ping)` (a pong is then awaited), or `.none` when the socket is
+    /// closing or closed (the ping fails).
+    public mutating func pingRequested() -> Action {
+        guard state == .open else { return .none }
+        pingsAwaitingPong += 1
+        return .write(.ping)
+    }
+
+    /// The connection gave up waiting for a pong: the peer does not answer, so a close of ours does not wait for
+    /// its answer.
+    public mutating func pongAbandoned() {
+        if pingsAwaitingPong > 0 { pongOverdue = true }
+    }
+
+    /// The connection closes the socket with `code` and `reason` (`1006`: the connection failed, no frame).
+    public mutating func closeRequested(code: Int, reason: String) -> CloseAction {
+        switch state {
+        case .open:
+            guard code != 1006 else {
+                state = .failed
+                return .close
+            }
+            state = .closeSent
+            if pongOverdue { return .sendAndClose(code: code, reason: reason) }
+            return .sendAndWait(code: code, reason: reason, readOn: startReadingPastDemand())
+        case .closeSent:
+            return code == 1006 ? .close : .wait
+        case .closeReceived, .failed:
+            return .close
+        case .closed:
+            return .none
+        }
+    }
+
+    // MARK: Reads
+
+    /// The reader asked for a read.
+    public mutating func readerAskedForRead() {
+        readerWantsReads = true
+        readingPastDemand = false
+        bytesPastDemand = 0
+    }
+
+    /// A read completed; `true` when the socket is to be read on past the reader's demand (a pong or the peer's
+    /// close awaited).
+    public mutating func readCompleted() -> Bool {
+        readerWantsReads = false
+        readingPastDemand = false
+        return pingsAwaitingPong > 0 || state == .closeSent
+    }
+
+    /// Whether to read past the reader's demand now: it holds reads back, no such read is under way, and a pong
+    /// (within ``pongReadAllowance``) or the peer's close is awaited. `true` marks the read as under way.
+    public mutating func startReadingPastDemand() -> Bool {
+        guard !readerWantsReads, !readingPastDemand else { return false }
+        guard
+            state == .closeSent || (state == .open && pingsAwaitingPong > 0 && bytesPastDemand < Self.pongReadAllowance)
+        else { return false }
+        readingPastDemand = true
+        return true
+    }
+
+    private mutating func countPastDemand(_ bytes: Int) {
+        if readingPastDemand { bytesPastDemand += bytes }
+    }
+}
