@@ -6,8 +6,13 @@
 ///
 /// - When many calls fail at once, **exactly one refresh runs**; the others wait for it and are sent
 ///   again with the new credential.
+/// - **A call sent before a refresh ended shares that refresh's outcome**, success or failure, even when
+///   its 401 arrives after the refresh ended: it is sent again with the refreshed credential, or fails
+///   with the refresh's error. Only a call sent after the latest refresh ended starts a new one. (A call
+///   counts as sent when the plugin reads its credential.) So a wave of 401s that spans several round
+///   trips, as when URLSession sends a few requests to a host at a time, runs one refresh, even a failed one.
 /// - Calls that start while a refresh is running wait for it instead of sending a stale credential.
-/// - If the refresh throws, every call waiting for it fails with that error (as ``APIError/Reason/other``
+/// - If the refresh throws, every call that shares it fails with that error (as ``APIError/Reason/other``
 ///   with the error as ``APIError/underlyingError``, or the ``APIError`` the refresh threw).
 /// - Each call is refreshed and resent **at most once**: a credential that keeps failing ends in the
 ///   server's 401 (an ``APIError/StatusCategory/unauthorized`` error), never in a loop.
@@ -57,8 +62,9 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
         self.isAuthFailure = isAuthFailure
     }
 
-    /// Sends the request with the current credential; on an authentication failure, refreshes once
-    /// (shared with every other failing call) and sends it again.
+    /// Sends the request with the current credential; on an authentication failure, takes the outcome of
+    /// the refresh that ended since the request was sent, else of the running one, else of a new one, and
+    /// sends the request again with the refreshed credential.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         if RefreshScope.active.contains(ObjectIdentifier(coordinator)) {
             // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
@@ -92,33 +98,45 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     }
 }
 
-/// Makes sure only one refresh runs at a time and that calls which failed with an old credential
-/// reuse a refresh that already finished.
+/// Runs one refresh at a time and decides which refresh a failed call shares.
+///
+/// Every call records how many refreshes had ended when it read its credential (its generation). A call whose
+/// credential was rejected shares the outcome of the latest refresh that ended since then, success or failure;
+/// only a call read under the current generation starts a refresh, or joins the one running.
 private actor RefreshCoordinator<Credential: Sendable> {
-    /// Incremented by every successful refresh.
+    /// What a refresh that ended leaves behind: its outcome and the generation it opened.
+    struct Ended: Sendable {
+        let outcome: Result<Credential, any Error>
+        let generation: Int
+    }
+
+    /// How many refreshes have ended, whether they succeeded or failed.
     private var generation = 0
-    private var latest: Credential?
+    /// The outcome of the latest refresh that ended; `nil` before the first one ends.
+    private var latest: Result<Credential, any Error>?
     /// Whether a refresh is running.
     private var isRefreshing = false
     /// The calls waiting for the running refresh; each leaves early when its task is cancelled.
-    private var waiters: [Int: CheckedContinuation<Credential, any Error>] = [:]
+    private var waiters: [Int: CheckedContinuation<Ended, any Error>] = [:]
     private var nextWaiter = 0
 
-    /// The credential to send: the result of a running refresh, else the provider's.
+    /// The credential to send and the generation it is sent under: the outcome of a running refresh, else the
+    /// provider's credential.
     func current(
         _ provider: @Sendable () async throws -> Credential?, recorder: CallRecorder?
     ) async throws -> (Credential?, Int) {
         if isRefreshing {
             recorder?.record(.authRefresh, detail: "joined")
-            let credential = try await waitForRefresh()
-            return (credential, generation)
+            let ended = try await waitForRefresh()
+            return (try ended.outcome.get(), ended.generation)
         }
-        let seen = generation
-        return (try await provider(), seen)
+        // Read before the provider runs: a refresh that ends while it runs is one this call was sent before.
+        let sentUnder = generation
+        return (try await provider(), sentUnder)
     }
 
-    /// A credential newer than the one sent at `sentGeneration`: a refresh that finished since, the one
-    /// running now, or a new one.
+    /// The outcome a call sent under `sentGeneration` shares after its credential was rejected: the latest
+    /// refresh that ended since it was sent, else the running refresh, else a new one.
     func refreshed(
         after sentGeneration: Int,
         failed: Credential?,
@@ -126,7 +144,7 @@ private actor RefreshCoordinator<Credential: Sendable> {
     ) async throws -> Credential {
         if sentGeneration < generation, let latest {
             recorder?.record(.authRefresh, detail: "joined (already finished)")
-            return latest
+            return try latest.get()
         }
         recorder?.record(.authRefresh, detail: isRefreshing ? "joined" : "started")
         if !isRefreshing {
@@ -143,23 +161,22 @@ private actor RefreshCoordinator<Credential: Sendable> {
                 self.finish(result)
             }
         }
-        return try await waitForRefresh()
+        return try await waitForRefresh().outcome.get()
     }
 
     private func finish(_ result: Result<Credential, any Error>) {
-        if case .success(let credential) = result {
-            latest = credential
-            generation += 1
-        }
+        generation += 1
+        latest = result
         isRefreshing = false
+        let ended = Ended(outcome: result, generation: generation)
         let waiting = waiters
         waiters = [:]
         for continuation in waiting.values {
-            continuation.resume(with: result)
+            continuation.resume(returning: ended)
         }
     }
 
-    private func waitForRefresh() async throws -> Credential {
+    private func waitForRefresh() async throws -> Ended {
         let id = nextWaiter
         nextWaiter += 1
         return try await withTaskCancellationHandler {

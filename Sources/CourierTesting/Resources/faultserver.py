@@ -83,6 +83,16 @@ Routes (any method; parameters in the query string):
   /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
                                and how many of them the client abandoned during the wait (and "closes",
                                the close codes a WebSocket client sent, where a route records them)
+  /auth/protected?key=K&gather=0&spread=0
+                               200 JSON {"key", "hits"} with `Authorization: Bearer fresh-token`, else 401 (JSON,
+                               WWW-Authenticate: Bearer); counted under /count-stats?key=auth-protected:K. With
+                               gather=N the first N requests counted under K wait until all N have arrived (10 s
+                               at most), then are answered spread s apart (the n-th (n-1) * spread s after the
+                               N-th arrived); later requests are answered at once
+  /auth/token?key=K&delay=0&status=200
+                               counts the request under /count-stats?key=auth-token:K, waits delay s, then
+                               answers `status`: 200 JSON {"access_token": "fresh-token", "hits"}, any other
+                               status JSON {"error": "invalid_grant", "hits"}
   /ws/...                      WebSockets (an upgrade; a plain request gets 426). Every route picks the
                                first subprotocol offered; incoming messages up to 64 MiB; pings answered.
     /ws/echo?fragment=N        echoes each message with its type (in frames of N bytes), echoes the close
@@ -498,6 +508,52 @@ def route_count(conn, query):
     respond(conn, 200, json_body({"key": key, "hits": hits, "uuid": os.urandom(16).hex()}))
 
 
+GATHER_LIMIT = 10.0  # seconds a gathered /auth/protected request waits for the others at most
+GATHERED = threading.Condition(COUNTS_LOCK)  # told each time a request counted under a gathering key arrives
+
+
+def route_auth_protected(conn, query, headers):
+    key = "auth-protected:" + (query.get("key") or [""])[0]
+    gather = number(query, "gather", 0, maximum=1000)
+    spread = number(query, "spread", 0.0, kind=float, maximum=10)
+    with GATHERED:
+        counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
+        counts["hits"] += 1
+        hits = counts["hits"]
+        GATHERED.notify_all()
+        deadline = time.monotonic() + GATHER_LIMIT
+        while hits <= gather and counts["hits"] < gather:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            GATHERED.wait(left)
+    try:
+        if hits <= gather:
+            conn.wait((hits - 1) * spread)
+    except ClientGone:
+        with COUNTS_LOCK:
+            COUNTS[key]["gone"] += 1
+        raise
+    fields = {name.lower(): value for name, value in headers}
+    if fields.get("authorization") == "Bearer fresh-token":
+        return respond(conn, 200, json_body({"key": key, "hits": hits}))
+    return respond(conn, 401, json_body({"error": "unauthorized"}), extra=[("WWW-Authenticate", "Bearer")])
+
+
+def route_auth_token(conn, query):
+    key = "auth-token:" + (query.get("key") or [""])[0]
+    delay = number(query, "delay", 0.0, kind=float, maximum=60)
+    code = number(query, "status", 200, minimum=200, maximum=599)
+    with COUNTS_LOCK:
+        counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
+        counts["hits"] += 1
+        hits = counts["hits"]
+    conn.wait(delay)
+    if code == 200:
+        return respond(conn, 200, json_body({"access_token": "fresh-token", "hits": hits}))
+    return respond(conn, code, json_body({"error": "invalid_grant", "hits": hits}))
+
+
 def ranged_bytes(start, end):
     """Bytes start..<end of /ranged's body, where byte i is i % 251, in pieces of about 64 KiB."""
     pattern = bytes(range(251)) * (65536 // 251 + 2)
@@ -799,6 +855,12 @@ def route(conn, method, target, headers, body):
 
     if path == "/count":
         return route_count(conn, query)
+
+    if path == "/auth/protected":
+        return route_auth_protected(conn, query, headers)
+
+    if path == "/auth/token":
+        return route_auth_token(conn, query)
 
     if path == "/flaky":
         key = "flaky:" + (query.get("key") or [""])[0]
