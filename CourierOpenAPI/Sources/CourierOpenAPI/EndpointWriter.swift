@@ -28,6 +28,9 @@ struct EndpointWriter {
         /// A JSON body that is not an object, beside path or query values: the endpoint takes its encoded bytes
         /// (`Data`), the typed call the model.
         var encodedJSON = false
+        /// A form or multipart body with a member named like a path or query value: the builder writes the body
+        /// itself (`.body(…, contentType:parameters:)`), so that the member is not taken for that value.
+        var writesFields = false
         /// The common parameters (``CommonParameters``): last, and `.init()` by default.
         var isCommon = false
         var declaredType: String { optional ? type + "?" : type }
@@ -141,6 +144,18 @@ struct EndpointWriter {
             // A form or multipart body has names only for an object's members: the endpoint takes no body
             // rather than one it would drop.
             values.skippedBody = type
+        } else if collides {
+            // A form or multipart body whose members the builder writes itself, when each has a text (or is a
+            // file part); else the endpoint takes no body rather than one it would send without that member.
+            var slot = Slot(label: "body", type: type, optional: !body.required && !onlyValue)
+            slot.writesFields = true
+            guard fieldStatements(slot, kind, partTypes: body.partContentTypes, models: models) != nil else {
+                values.skippedBody = type
+                return
+            }
+            if case .form = kind { models.needsFormBody = true }
+            values.slots.append(slot)
+            values.bodyKind = kind
         } else {
             values.slots.append(
                 Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
@@ -262,6 +277,24 @@ struct EndpointWriter {
             return ".body(\n\(indent)    .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n" + parameters
         case .json where bodySlot.encodedJSON:
             return ".body(\n\(indent)    .data(\(bodySlot.access)), contentType: \"application/json\",\n" + parameters
+        case .form where bodySlot.writesFields, .multipart where bodySlot.writesFields:
+            let partTypes = operation.body?.partContentTypes ?? [:]
+            let statements = fieldStatements(bodySlot, bodyKind, partTypes: partTypes, models: models) ?? []
+            let isForm = if case .form = bodyKind { true } else { false }
+            var lines = [isForm ? "var fields: [(name: String, value: String)] = []" : "var form = MultipartForm()"]
+            if bodySlot.optional {
+                lines.append("if let body = \(bodySlot.access) {")
+                lines += statements.map { "    " + $0 }
+                lines.append("}")
+            } else {
+                lines += statements
+            }
+            let body =
+                isForm
+                ? ".data(FormBody.data(fields)), contentType: \"application/x-www-form-urlencoded\","
+                : ".multipart(form), contentType: form.contentType,"
+            lines.append("return .body(\n\(indent)    \(body)\n" + parameters)
+            return lines.joined(separator: "\n" + indent)
         case .multipart:
             entries += multipartEntries(bodySlot, operation: operation, models: models)
             return nil
@@ -273,6 +306,43 @@ struct EndpointWriter {
             }
             return nil
         }
+    }
+
+    /// The statements that add a form or multipart body's members to `fields` (name and text pairs) or `form` (a
+    /// `MultipartForm`) in the builder: a scalar's text, each item of an array of scalars under the member's name, a
+    /// binary member of a multipart body as a file part with a filename; `nil` when a member has none of these (a
+    /// nested object, a date).
+    private func fieldStatements(
+        _ bodySlot: Slot, _ kind: BodyKind, partTypes: [String: String], models: ModelGenerator
+    ) -> [String]? {
+        let isForm = if case .form = kind { true } else { false }
+        let chain = bodySlot.optional ? "body." : bodySlot.access + "."
+        var statements: [String] = []
+        for member in models.properties[bodySlot.type] ?? [] {
+            let key = JSONNode.quoted(member.json)
+            let type = Self.unwrapped(member.type)
+            let optional = member.type.hasSuffix("?")
+            let access = chain + SwiftNames.escaped(member.swift)
+            let value = optional ? "value" : access
+            func add(_ value: String, type: String) -> String? {
+                if type == "Data", !isForm {
+                    let contentType = partTypes[member.json].map { ", contentType: \(JSONNode.quoted($0))" } ?? ""
+                    return "form.append(.data(\(key), \(value), filename: \(key)\(contentType)))"
+                }
+                guard let text = Self.text(value, type: type, models: models) else { return nil }
+                return isForm ? "fields.append((\(key), \(text)))" : "form.append(.field(\(key), \(text)))"
+            }
+            if let statement = add(value, type: type) {
+                statements.append(optional ? "if let value = \(access) { \(statement) }" : statement)
+            } else if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":"),
+                let statement = add("item", type: String(type.dropFirst().dropLast()))
+            {
+                statements.append("for item in \(access)\(optional ? " ?? []" : "") { \(statement) }")
+            } else {
+                return nil
+            }
+        }
+        return statements
     }
 
     /// A multipart body's members by name; binary members are file parts with a filename.
@@ -420,6 +490,10 @@ struct EndpointWriter {
                 expression = "\(value).map { \(Self.delimited(prefix + "\\(\(text))")) }.joined(separator: \"\")"
             case ("label", true): expression = Self.quoted(".", "\(items).joined(separator: \".\")")
             default: expression = Self.quoted(prefix, "\(items).joined(separator: \",\")")
+            }
+            // An empty list is undefined and expands to nothing, its prefix included (RFC 6570, section 3.2.1).
+            if !prefix.isEmpty, !(style == "matrix" && explode) {
+                expression = "\(value).isEmpty ? \"\" : \(expression)"
             }
         } else if let members = scalarMembers(of: slot.type, models: models) {
             // An object: key,value pairs (explode: false) or key=value pairs (explode: true).
@@ -630,7 +704,29 @@ struct EndpointWriter {
         let line = indent + lead + named(entries, adding: common) + trailer
         guard !entries.isEmpty, line.count >= 120 else { return line }
         return indent + lead + (common.map { "\($0).adding(to: [" } ?? "[") + "\n"
-            + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent + (common == nil ? "]" : "])") + trailer
+            + entries.map { entryLines($0, indent: indent + "    ") }.joined() + indent + (common == nil ? "]" : "])")
+            + trailer
+    }
+
+    /// A dictionary entry and its comma at `indent`; an entry longer than a line whose value is an empty list's
+    /// ternary (`list.isEmpty ? "" : …`, or inside `.map { v in … }`) broken before its `?`, as swift-format breaks it.
+    static func entryLines(_ entry: String, indent: String) -> String {
+        let line = indent + entry + ",\n"
+        let ternary = " ? \"\" : "
+        guard line.count > 121, let range = entry.range(of: ternary) else { return line }
+        let condition = entry[..<range.lowerBound]
+        let rest = entry[range.upperBound...]
+        if let open = condition.range(of: ".map { v in "), condition[open.upperBound...] == "v.isEmpty",
+            rest.hasSuffix(" }")
+        {
+            let value = "? \"\" : " + rest.dropLast(2)
+            let inner = indent + "    v.isEmpty " + value
+            let body =
+                inner.count <= 120 ? inner + "\n" : indent + "    v.isEmpty\n" + indent + "        " + value + "\n"
+            return indent + condition[..<open.upperBound].dropLast() + "\n" + body + indent + "},\n"
+        }
+        guard !condition.contains("{") else { return line }
+        return indent + condition + "\n" + indent + "    ? \"\" : " + rest + ",\n"
     }
 }
 

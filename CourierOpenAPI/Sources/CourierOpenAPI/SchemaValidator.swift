@@ -206,6 +206,14 @@ struct SchemaValidator {
         var explode = parameter.explode
         let prefix = ";\(parameter.name)="
         if parameter.location == .path, let text = texts.first {
+            // An empty list or object in label or matrix style expands to nothing, its prefix included (RFC 6570).
+            if text.isEmpty, ["label", "matrix"].contains(parameter.style) {
+                switch ModelGenerator.type(of: description.resolve(parameter.schema)) {
+                case "array": return .success(.array([]))
+                case "object": return .success(.object(.init()))
+                default: break
+                }
+            }
             switch parameter.style {
             case "label":
                 guard text.hasPrefix(".") else { return .failure(ShapeError("a label value starts with '.'")) }
