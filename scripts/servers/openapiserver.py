@@ -151,7 +151,8 @@ class Description:
         if isinstance(kind, list):
             kind = next((t for t in kind if t != "null"), None)
         if kind == "array":
-            parts = texts if explode else [p for t in texts for p in t.split(",")]
+            # An empty text is an empty list (RFC 6570: an empty list expands to nothing).
+            parts = texts if explode else [p for t in texts if t for p in t.split(",")]
             return [self.typed([p], schema.get("items", {}), True) for p in parts]
         text = texts[0]
         try:
@@ -409,7 +410,10 @@ class Handler(BaseHTTPRequestHandler):
 
 def unstyled(text, name, style, explode):
     """A path value without its style's prefix, as the texts `typed` reads (label and matrix arrays and objects
-    become comma lists or key=value lists), or an error."""
+    become comma lists or key=value lists), or an error. An empty text is an empty list or object: RFC 6570 expands
+    one to nothing, its prefix included."""
+    if text == "" and style in ("label", "matrix"):
+        return [text], None
     if style == "label":
         if not text.startswith("."):
             return None, "a label value starts with '.'"

@@ -28,6 +28,9 @@ struct EndpointWriter {
         /// A JSON body that is not an object, beside path or query values: the endpoint takes its encoded bytes
         /// (`Data`), the typed call the model.
         var encodedJSON = false
+        /// A form or multipart body with a member named like a path or query value: the builder writes the body
+        /// itself (`.body(…, contentType:parameters:)`), so that the member is not taken for that value.
+        var writesFields = false
         /// The common parameters (``CommonParameters``): last, and `.init()` by default.
         var isCommon = false
         var declaredType: String { optional ? type + "?" : type }
@@ -44,6 +47,7 @@ struct EndpointWriter {
         return code
     }
 
+    /// Adds an operation's endpoint and its typed call (or a comment when Courier has no marker for its method).
     mutating func add(_ operation: Operation, models: inout ModelGenerator) {
         guard Self.markers.contains(operation.method) else {
             endpoints.append(
@@ -53,82 +57,129 @@ struct EndpointWriter {
         }
         let name = members.claim(SwiftNames.memberName(Self.baseName(of: operation)))
         let typeBase = SwiftNames.typeName(name)
+        var values = values(of: operation, typeBase: typeBase, models: &models)
+        for slot in values.slots { models.markEncoded(slot.type) }
+        if let common {
+            var slot = Slot(label: "common", type: common.typeName, optional: false)
+            slot.isCommon = true
+            values.slots.append(slot)
+        }
+        let (parameterType, structName) = parameterType(
+            name: name, typeBase: typeBase, slots: &values.slots, models: &models)
+        let builder = builder(operation, values: values, name: name, parameterType: parameterType, models: models)
+        let arguments = attributeArguments(operation, values: values, builder: builder)
+        var code = docs(operation, indent: "    ")
+        if let skippedBody = values.skippedBody {
+            code +=
+                "    // courier-openapi: the \(skippedBody) request body is left out: it has no members to send by name beside\n"
+            code +=
+                "    // the path and query values; send it yourself with `.body(.data(…), contentType:parameters:)`.\n"
+        }
+        if operation.deprecated { code += "    @available(*, deprecated)\n" }
+        code += attribute(
+            operation, arguments: arguments, queryNames: builder.queryNames,
+            headerBuilder: headerBuilder(values.slots, models: models))
+        code += declaration(builder, name: name, parameterType: parameterType)
+        endpoints.append(code)
+        calls.append(call(operation, name: name, slots: values.slots, structName: structName, models: &models))
+    }
 
-        // The caller's values.
-        var labels = NameScope(reserved: common == nil ? ["body"] : ["body", "common"])
+    /// The values an endpoint takes, and how its body is sent.
+    private struct Values {
         var slots: [Slot] = []
+        var bodyKind: BodyKind?
+        /// The type of a request body left out: it has no members to send by name beside path and query values.
+        var skippedBody: String?
+    }
+
+    /// The caller's values: the operation's parameters (but the common ones), then its request body.
+    private func values(of operation: Operation, typeBase: String, models: inout ModelGenerator) -> Values {
+        var labels = NameScope(reserved: common == nil ? ["body"] : ["body", "common"])
+        var values = Values()
         for parameter in operation.parameters where common?.contains(parameter) != true {
             let type =
                 parameter.component.map { models.sharedType(parameter.schema, component: $0) }
                 ?? models.swiftType(parameter.schema, suggestedName: typeBase + SwiftNames.typeName(parameter.name))
-            slots.append(
+            values.slots.append(
                 Slot(
                     label: labels.claim(SwiftNames.memberName(parameter.name)), type: type,
                     optional: !parameter.required || ModelGenerator.isNullable(parameter.schema), parameter: parameter))
         }
-        var bodyKind: BodyKind?
-        var skippedBody: String?
-        if let body = operation.body {
-            let kind = BodyKind(body)
-            let type: String
-            switch kind {
-            case .raw: type = "Data"
-            case .text: type = "String"
-            default: type = models.swiftType(body.schema, suggestedName: typeBase + "Request")
-            }
-            // A body that is the only value is always sent: an optional model would be sent as `null`.
-            let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
-            let named =
-                common != nil || slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
-            // A body member named like a path or query value would be taken for it (and left out of the body).
-            let collides = (models.properties[type] ?? []).contains { member in
-                slots.contains {
-                    ($0.parameter?.location == .path || $0.parameter?.location == .query)
-                        && $0.parameter?.name == member.json
-                }
-            }
-            if case .json = kind, named, models.properties[type] == nil || collides {
-                // Path or query values go by name, and a JSON body that is not an object with properties has none
-                // to send beside them: it is a body of its own, encoded by the typed call.
-                var slot = Slot(label: "body", type: type, optional: false)
-                slot.encodedJSON = true
-                slots.append(slot)
-                bodyKind = kind
-            } else if kind.isModel, named, models.properties[type] == nil {
-                // A form or multipart body has names only for an object's members: the endpoint takes no body
-                // rather than one it would drop.
-                skippedBody = type
-            } else {
-                slots.append(Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
-                bodyKind = kind
+        if let body = operation.body { addBody(body, to: &values, typeBase: typeBase, models: &models) }
+        return values
+    }
+
+    /// Adds the request body's value: the model (or text, or bytes), its encoded JSON, or nothing when it cannot be
+    /// sent beside the path and query values.
+    private func addBody(
+        _ body: Operation.Body, to values: inout Values, typeBase: String, models: inout ModelGenerator
+    ) {
+        let slots = values.slots
+        let kind = BodyKind(body)
+        let type: String
+        switch kind {
+        case .raw: type = "Data"
+        case .text: type = "String"
+        default: type = models.swiftType(body.schema, suggestedName: typeBase + "Request")
+        }
+        // A body that is the only value is always sent: an optional model would be sent as `null`.
+        let onlyValue = slots.allSatisfy { $0.parameter?.location == .header || $0.parameter?.location == .cookie }
+        let named =
+            common != nil || slots.contains { $0.parameter?.location == .path || $0.parameter?.location == .query }
+        // A body member named like a path or query value would be taken for it (and left out of the body).
+        let collides = (models.properties[type] ?? []).contains { member in
+            slots.contains {
+                ($0.parameter?.location == .path || $0.parameter?.location == .query)
+                    && $0.parameter?.name == member.json
             }
         }
-
-        for slot in slots { models.markEncoded(slot.type) }
-        if let common {
-            var slot = Slot(label: "common", type: common.typeName, optional: false)
-            slot.isCommon = true
-            slots.append(slot)
+        if case .json = kind, named, models.properties[type] == nil || collides {
+            // Path or query values go by name, and a JSON body that is not an object with properties has none
+            // to send beside them: it is a body of its own, encoded by the typed call.
+            var slot = Slot(label: "body", type: type, optional: false)
+            slot.encodedJSON = true
+            values.slots.append(slot)
+            values.bodyKind = kind
+        } else if kind.isModel, named, models.properties[type] == nil {
+            // A form or multipart body has names only for an object's members: the endpoint takes no body
+            // rather than one it would drop.
+            values.skippedBody = type
+        } else if collides {
+            // A form or multipart body whose members the builder writes itself, when each has a text (or is a
+            // file part); else the endpoint takes no body rather than one it would send without that member.
+            var slot = Slot(label: "body", type: type, optional: !body.required && !onlyValue)
+            slot.writesFields = true
+            guard fieldStatements(slot, kind, partTypes: body.partContentTypes, models: models) != nil else {
+                values.skippedBody = type
+                return
+            }
+            if case .form = kind { models.needsFormBody = true }
+            values.slots.append(slot)
+            values.bodyKind = kind
+        } else {
+            values.slots.append(
+                Slot(label: "body", type: type, optional: !body.required && !onlyValue && kind.isModel))
+            values.bodyKind = kind
         }
+    }
 
-        // The parameter type and how the builder reaches each value.
-        let parameterType: String
-        var structName: String?
+    /// The endpoint's parameter type: `Void`, the one value's type, a tuple while the declaration fits on a line, or
+    /// a parameters struct (declared here) beyond; and how the builder reaches each value (`$0`, `$0.label`).
+    private mutating func parameterType(
+        name: String, typeBase: String, slots: inout [Slot], models: inout ModelGenerator
+    ) -> (type: String, structName: String?) {
         let tupleType = "(" + slots.map { "\($0.label): \($0.endpointType)" }.joined(separator: ", ") + ")"
-        // A tuple while the declaration fits on a line, a struct beyond.
         let tupleFits = "    \(modifier)static var \(name): APIParameterBuilder<\(tupleType)>? = .init {".count <= 120
         switch slots.count {
-        case 0: parameterType = "Void"
+        case 0: return ("Void", nil)
         case 1 where common == nil:
-            parameterType = slots[0].endpointType
             slots[0].access = "$0"
+            return (slots[0].endpointType, nil)
         case 2...4 where tupleFits && common == nil:
-            parameterType = tupleType
             for index in slots.indices { slots[index].access = "$0.\(SwiftNames.escaped(slots[index].label))" }
+            return (tupleType, nil)
         default:
             let typeName = models.names.claim(typeBase + "Parameters")
-            structName = typeName
-            parameterType = typeName
             for index in slots.indices { slots[index].access = "$0.\(SwiftNames.escaped(slots[index].label))" }
             var code = "/// The parameters of `\(book).\(name)`.\nstruct \(typeName): Sendable {\n"
             for slot in slots {
@@ -138,10 +189,57 @@ struct EndpointWriter {
                     : "    var \(SwiftNames.escaped(slot.label)): \(slot.endpointType)\n"
             }
             parameterStructs.append(code + "}\n")
+            return (typeName, typeName)
         }
+    }
 
-        // The builder: path and query values by name (written as their style says), then the body.
+    /// An endpoint's builder closure, and what its declaration needs to know about it.
+    private struct Builder {
+        /// The closure's expression; `nil` for an endpoint without parameters.
+        var expression: String?
+        /// The named values, when the expression is their dictionary literal.
+        var entries: [String]?
+        /// How the builder reaches the common parameters, when the endpoint takes them.
+        var commonAccess: String?
+        /// The names sent in the query string, the common ones last.
+        var queryNames: [String]
+        /// `static var name: APIParameterBuilder<…>? =`, indented.
+        var head: String
+        /// The builder's indentation: 8 spaces, 12 when a long name and type put the closure on a line of its own.
+        var indent: String
+    }
+
+    /// The builder: path and query values by name (written as their style says), then the body.
+    private func builder(
+        _ operation: Operation, values: Values, name: String, parameterType: String, models: ModelGenerator
+    ) -> Builder {
+        let slots = values.slots
         let named = slots.filter { $0.parameter?.location == .path || $0.parameter?.location == .query }
+        var (entries, queryNames) = namedEntries(named, models: models)
+        // The common parameters follow the operation's own.
+        let commonAccess = slots.first(where: \.isCommon)?.access
+        queryNames += common?.names ?? []
+        let head = "    \(modifier)static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
+        let indent = head.count + " .init {".count <= 120 ? "        " : "            "
+        var expression: String?
+        if let bodySlot = slots.first(where: { $0.parameter == nil && !$0.isCommon }), let bodyKind = values.bodyKind {
+            expression = bodyExpression(
+                bodySlot, bodyKind, operation: operation, sendsNamedValues: !named.isEmpty || common != nil,
+                entries: &entries, commonAccess: commonAccess, indent: indent, models: models)
+        }
+        var builderEntries: [String]?
+        if expression == nil, !entries.isEmpty || commonAccess != nil {
+            expression = Self.named(entries, adding: commonAccess)
+            builderEntries = entries
+        }
+        return Builder(
+            expression: expression, entries: builderEntries, commonAccess: commonAccess, queryNames: queryNames,
+            head: head, indent: indent)
+    }
+
+    /// The builder's entries for path and query values, in order, and the query names among them (an exploded form
+    /// object's members are query items of their own).
+    private func namedEntries(_ named: [Slot], models: ModelGenerator) -> (entries: [String], queryNames: [String]) {
         var entries: [String] = []
         var queryNames: [String] = []
         for slot in named {
@@ -161,64 +259,118 @@ struct EndpointWriter {
             entries.append("\(JSONNode.quoted(parameter.name)): \(value)")
             if parameter.location == .query { queryNames.append(parameter.name) }
         }
-        // The common parameters follow the operation's own.
-        let commonAccess = slots.first(where: \.isCommon)?.access
-        queryNames += common?.names ?? []
-        // The builder's indentation: 8 spaces, 12 when a long name and type put the closure on a line of its own.
-        let head = "    \(modifier)static var \(SwiftNames.escaped(name)): APIParameterBuilder<\(parameterType)>? ="
-        let indent = head.count + " .init {".count <= 120 ? "        " : "            "
-        var builder: String?
-        let bodySlot = slots.first { $0.parameter == nil && !$0.isCommon }
-        if let bodySlot, let bodyKind {
-            let parameters = Self.literal(
-                entries, adding: commonAccess, lead: "parameters: ", trailer: ")", indent: indent + "    ")
-            switch bodyKind {
-            case .raw(let contentType), .text(let contentType):
-                let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
-                builder =
-                    ".body(\n\(indent)    .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n" + parameters
-            case .json where bodySlot.encodedJSON:
-                builder =
-                    ".body(\n\(indent)    .data(\(bodySlot.access)), contentType: \"application/json\",\n" + parameters
-            case .multipart:
-                // Members by name; binary members are file parts with a filename.
-                let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
-                let partTypes = operation.body?.partContentTypes ?? [:]
-                entries += (models.properties[bodySlot.type] ?? []).map { member in
-                    let value = chain + SwiftNames.escaped(member.swift)
-                    let key = JSONNode.quoted(member.json)
-                    guard member.type == "Data" || member.type == "Data?" else { return "\(key): \(value)" }
-                    // `.data`'s content type is application/octet-stream unless the encoding names one.
-                    let file =
-                        "filename: \(key)"
-                        + (partTypes[member.json].map { ", contentType: \(JSONNode.quoted($0))" } ?? "")
-                    return member.type == "Data" && !bodySlot.optional
-                        ? "\(key): .data(\(value), \(file))"
-                        : "\(key): (\(value)).map { MultipartFile.data($0, \(file)) }"
+        return (entries, queryNames)
+    }
+
+    /// The builder's expression for a body of its own (`.body(…)` with the named values as its parameters); `nil`
+    /// for a body sent by the endpoint's encoding, whose members (when there are named values beside it) are added
+    /// to `entries`. A JSON or form body alone is the builder's value as it is (`$0`).
+    private func bodyExpression(
+        _ bodySlot: Slot, _ bodyKind: BodyKind, operation: Operation, sendsNamedValues: Bool, entries: inout [String],
+        commonAccess: String?, indent: String, models: ModelGenerator
+    ) -> String? {
+        let parameters = Self.literal(
+            entries, adding: commonAccess, lead: "parameters: ", trailer: ")", indent: indent + "    ")
+        switch bodyKind {
+        case .raw(let contentType), .text(let contentType):
+            let data = bodyKind.isText ? "Data(\(bodySlot.access).utf8)" : bodySlot.access
+            return ".body(\n\(indent)    .data(\(data)), contentType: \(JSONNode.quoted(contentType)),\n" + parameters
+        case .json where bodySlot.encodedJSON:
+            return ".body(\n\(indent)    .data(\(bodySlot.access)), contentType: \"application/json\",\n" + parameters
+        case .form where bodySlot.writesFields, .multipart where bodySlot.writesFields:
+            let partTypes = operation.body?.partContentTypes ?? [:]
+            let statements = fieldStatements(bodySlot, bodyKind, partTypes: partTypes, models: models) ?? []
+            let isForm = if case .form = bodyKind { true } else { false }
+            var lines = [isForm ? "var fields: [(name: String, value: String)] = []" : "var form = MultipartForm()"]
+            if bodySlot.optional {
+                lines.append("if let body = \(bodySlot.access) {")
+                lines += statements.map { "    " + $0 }
+                lines.append("}")
+            } else {
+                lines += statements
+            }
+            let body =
+                isForm
+                ? ".data(FormBody.data(fields)), contentType: \"application/x-www-form-urlencoded\","
+                : ".multipart(form), contentType: form.contentType,"
+            lines.append("return .body(\n\(indent)    \(body)\n" + parameters)
+            return lines.joined(separator: "\n" + indent)
+        case .multipart:
+            entries += multipartEntries(bodySlot, operation: operation, models: models)
+            return nil
+        case .json, .form:
+            guard sendsNamedValues else { return bodySlot.access }
+            let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
+            entries += (models.properties[bodySlot.type] ?? []).map {
+                "\(JSONNode.quoted($0.json)): \(chain)\(SwiftNames.escaped($0.swift))"
+            }
+            return nil
+        }
+    }
+
+    /// The statements that add a form or multipart body's members to `fields` (name and text pairs) or `form` (a
+    /// `MultipartForm`) in the builder: a scalar's text, each item of an array of scalars under the member's name, a
+    /// binary member of a multipart body as a file part with a filename; `nil` when a member has none of these (a
+    /// nested object, a date).
+    private func fieldStatements(
+        _ bodySlot: Slot, _ kind: BodyKind, partTypes: [String: String], models: ModelGenerator
+    ) -> [String]? {
+        let isForm = if case .form = kind { true } else { false }
+        let chain = bodySlot.optional ? "body." : bodySlot.access + "."
+        var statements: [String] = []
+        for member in models.properties[bodySlot.type] ?? [] {
+            let key = JSONNode.quoted(member.json)
+            let type = Self.unwrapped(member.type)
+            let optional = member.type.hasSuffix("?")
+            let access = chain + SwiftNames.escaped(member.swift)
+            let value = optional ? "value" : access
+            func add(_ value: String, type: String) -> String? {
+                if type == "Data", !isForm {
+                    let contentType = partTypes[member.json].map { ", contentType: \(JSONNode.quoted($0))" } ?? ""
+                    return "form.append(.data(\(key), \(value), filename: \(key)\(contentType)))"
                 }
-            case .json, .form:
-                if named.isEmpty, common == nil {
-                    builder = bodySlot.access
-                } else {
-                    let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
-                    entries += (models.properties[bodySlot.type] ?? []).map {
-                        "\(JSONNode.quoted($0.json)): \(chain)\(SwiftNames.escaped($0.swift))"
-                    }
-                }
+                guard let text = Self.text(value, type: type, models: models) else { return nil }
+                return isForm ? "fields.append((\(key), \(text)))" : "form.append(.field(\(key), \(text)))"
+            }
+            if let statement = add(value, type: type) {
+                statements.append(optional ? "if let value = \(access) { \(statement) }" : statement)
+            } else if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":"),
+                let statement = add("item", type: String(type.dropFirst().dropLast()))
+            {
+                statements.append("for item in \(access)\(optional ? " ?? []" : "") { \(statement) }")
+            } else {
+                return nil
             }
         }
-        var builderEntries: [String]?
-        if builder == nil, !entries.isEmpty || commonAccess != nil {
-            builder = Self.named(entries, adding: commonAccess)
-            builderEntries = entries
-        }
+        return statements
+    }
 
-        // Where the named values go.
+    /// A multipart body's members by name; binary members are file parts with a filename.
+    private func multipartEntries(_ bodySlot: Slot, operation: Operation, models: ModelGenerator) -> [String] {
+        let chain = bodySlot.access + (bodySlot.optional ? "?." : ".")
+        let partTypes = operation.body?.partContentTypes ?? [:]
+        return (models.properties[bodySlot.type] ?? []).map { member in
+            let value = chain + SwiftNames.escaped(member.swift)
+            let key = JSONNode.quoted(member.json)
+            guard member.type == "Data" || member.type == "Data?" else { return "\(key): \(value)" }
+            // `.data`'s content type is application/octet-stream unless the encoding names one.
+            let file =
+                "filename: \(key)" + (partTypes[member.json].map { ", contentType: \(JSONNode.quoted($0))" } ?? "")
+            return member.type == "Data" && !bodySlot.optional
+                ? "\(key): .data(\(value), \(file))"
+                : "\(key): (\(value)).map { MultipartFile.data($0, \(file)) }"
+        }
+    }
+
+    /// The attribute's arguments: the path, then the encoding where the method's default is not the one the
+    /// values need (with the query names).
+    private func attributeArguments(_ operation: Operation, values: Values, builder: Builder) -> [String] {
         var arguments = [JSONNode.quoted(operation.path)]
+        let queryNames = builder.queryNames
         let querying =
             queryNames.isEmpty ? "" : ".querying(" + queryNames.map(JSONNode.quoted).joined(separator: ", ") + ")"
-        switch bodyKind {
-        case .json where builderEntries != nil || Self.methodsWithQueryDefault.contains(operation.method):
+        switch values.bodyKind {
+        case .json where builder.entries != nil || Self.methodsWithQueryDefault.contains(operation.method):
             if Self.methodsWithQueryDefault.contains(operation.method) || !queryNames.isEmpty {
                 arguments.append("encoding: .json\(querying)")
             }
@@ -230,50 +382,45 @@ struct EndpointWriter {
             }
         default: break
         }
-        let headerBuilder = headerBuilder(slots, models: models)
+        return arguments
+    }
 
-        // The declaration.
-        var code = docs(operation, indent: "    ")
-        if let skippedBody {
-            code +=
-                "    // courier-openapi: the \(skippedBody) request body is left out: it has no members to send by name beside\n"
-            code +=
-                "    // the path and query values; send it yourself with `.body(.data(…), contentType:parameters:)`.\n"
-        }
-        if operation.deprecated { code += "    @available(*, deprecated)\n" }
+    /// The marker attribute (`@GET(…)`): on one line when it fits, else one argument per line, the header builder
+    /// last.
+    private func attribute(
+        _ operation: Operation, arguments: [String], queryNames: [String], headerBuilder: String?
+    ) -> String {
         let attribute = "    @\(operation.method)(\(arguments.joined(separator: ", ")))"
         if let headerBuilder {
-            code +=
-                "    @\(operation.method)(\n"
+            return "    @\(operation.method)(\n"
                 + arguments.map { Self.argumentLines($0, querying: queryNames) + ",\n" }.joined()
-            code += "        headerBuilder: \(headerBuilder))\n"
+                + "        headerBuilder: \(headerBuilder))\n"
         } else if attribute.count > 120 {
-            code +=
-                "    @\(operation.method)(\n"
+            return "    @\(operation.method)(\n"
                 + arguments.map { Self.argumentLines($0, querying: queryNames) }.joined(separator: ",\n") + "\n    )\n"
         } else {
-            code += attribute + "\n"
+            return attribute + "\n"
         }
-        if let builder {
-            let oneLine = "\(head) .init { \(builder) }"
-            let body = Self.wrapped(builder, entries: builderEntries, adding: commonAccess, indent: indent)
-            if oneLine.count <= 120, !builder.contains("\n") {
-                code += oneLine + "\n"
-            } else if indent.count == 8 {
-                code += "\(head) .init {\n" + body + "    }\n"
-            } else {
-                // A long name and type: the closure on a line of its own (or the type too), as swift-format has it.
-                code +=
-                    head.count <= 120
-                    ? "\(head)\n        .init {\n"
-                    : "    \(modifier)static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
-                code += body + "        }\n"
-            }
-        } else {
-            code += "\(head) nil\n"
+    }
+
+    /// The endpoint's `static var` with its builder, broken over lines as swift-format breaks it.
+    private func declaration(_ builder: Builder, name: String, parameterType: String) -> String {
+        let head = builder.head
+        guard let expression = builder.expression else { return "\(head) nil\n" }
+        let indent = builder.indent
+        let oneLine = "\(head) .init { \(expression) }"
+        let body = Self.wrapped(expression, entries: builder.entries, adding: builder.commonAccess, indent: indent)
+        if oneLine.count <= 120, !expression.contains("\n") {
+            return oneLine + "\n"
+        } else if indent.count == 8 {
+            return "\(head) .init {\n" + body + "    }\n"
         }
-        endpoints.append(code)
-        calls.append(call(operation, name: name, slots: slots, structName: structName, models: &models))
+        // A long name and type: the closure on a line of its own (or the type too), as swift-format has it.
+        let opening =
+            head.count <= 120
+            ? "\(head)\n        .init {\n"
+            : "    \(modifier)static var \(SwiftNames.escaped(name)):\n        APIParameterBuilder<\(parameterType)>? = .init {\n"
+        return opening + body + "        }\n"
     }
 
     /// What an operation's endpoint is named from: its `operationId`, or its method and path.
@@ -343,6 +490,10 @@ struct EndpointWriter {
                 expression = "\(value).map { \(Self.delimited(prefix + "\\(\(text))")) }.joined(separator: \"\")"
             case ("label", true): expression = Self.quoted(".", "\(items).joined(separator: \".\")")
             default: expression = Self.quoted(prefix, "\(items).joined(separator: \",\")")
+            }
+            // An empty list is undefined and expands to nothing, its prefix included (RFC 6570, section 3.2.1).
+            if !prefix.isEmpty, !(style == "matrix" && explode) {
+                expression = "\(value).isEmpty ? \"\" : \(expression)"
             }
         } else if let members = scalarMembers(of: slot.type, models: models) {
             // An object: key,value pairs (explode: false) or key=value pairs (explode: true).
@@ -553,7 +704,29 @@ struct EndpointWriter {
         let line = indent + lead + named(entries, adding: common) + trailer
         guard !entries.isEmpty, line.count >= 120 else { return line }
         return indent + lead + (common.map { "\($0).adding(to: [" } ?? "[") + "\n"
-            + entries.map { indent + "    " + $0 + ",\n" }.joined() + indent + (common == nil ? "]" : "])") + trailer
+            + entries.map { entryLines($0, indent: indent + "    ") }.joined() + indent + (common == nil ? "]" : "])")
+            + trailer
+    }
+
+    /// A dictionary entry and its comma at `indent`; an entry longer than a line whose value is an empty list's
+    /// ternary (`list.isEmpty ? "" : …`, or inside `.map { v in … }`) broken before its `?`, as swift-format breaks it.
+    static func entryLines(_ entry: String, indent: String) -> String {
+        let line = indent + entry + ",\n"
+        let ternary = " ? \"\" : "
+        guard line.count > 121, let range = entry.range(of: ternary) else { return line }
+        let condition = entry[..<range.lowerBound]
+        let rest = entry[range.upperBound...]
+        if let open = condition.range(of: ".map { v in "), condition[open.upperBound...] == "v.isEmpty",
+            rest.hasSuffix(" }")
+        {
+            let value = "? \"\" : " + rest.dropLast(2)
+            let inner = indent + "    v.isEmpty " + value
+            let body =
+                inner.count <= 120 ? inner + "\n" : indent + "    v.isEmpty\n" + indent + "        " + value + "\n"
+            return indent + condition[..<open.upperBound].dropLast() + "\n" + body + indent + "},\n"
+        }
+        guard !condition.contains("{") else { return line }
+        return indent + condition + "\n" + indent + "    ? \"\" : " + rest + ",\n"
     }
 }
 

@@ -82,6 +82,7 @@ public struct Generator: Sendable {
         if models.needsJSONValue { modelCode.append(ModelGenerator.jsonValue) }
         if models.needsOtherKey { modelCode.append(ModelGenerator.otherKey) }
         if models.needsJSONString { modelCode.append(ModelGenerator.jsonString) }
+        if models.needsFormBody { modelCode.append(ModelGenerator.formBody) }
         // The common parameters hold Courier's `Parameters`.
         let imports = common == nil ? ["Foundation"] : ["Courier", "Foundation"]
         files["Models.swift"] = header(imports: imports) + modelCode.joined(separator: "\n")

@@ -24,6 +24,8 @@ struct ModelGenerator {
     private(set) var needsOtherKey = false
     /// Whether a typed call decodes a JSON string response (``jsonString``).
     var needsJSONString = false
+    /// Whether a builder writes a form body of its own (``formBody``).
+    var needsFormBody = false
     private var declared: Set<String> = []
     /// Inline error response schemas (their JSON text) → their models.
     private var inlineErrors: [String: String] = [:]
@@ -564,6 +566,23 @@ struct ModelGenerator {
             var value: String
 
             init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(String.self) }
+        }
+
+        """
+
+    /// An `application/x-www-form-urlencoded` body a builder writes itself, beside path values of the same names.
+    static let formBody = """
+        /// An `application/x-www-form-urlencoded` body: each name and value percent-encoded (all but the RFC 3986
+        /// unreserved characters), `name=value` pairs joined by `&`.
+        enum FormBody {
+            private static let unreserved = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+            /// The fields as the body's bytes, in order.
+            static func data(_ fields: [(name: String, value: String)]) -> Data {
+                func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
+                return Data(fields.map { encoded($0.name) + "=" + encoded($0.value) }.joined(separator: "&").utf8)
+            }
         }
 
         """

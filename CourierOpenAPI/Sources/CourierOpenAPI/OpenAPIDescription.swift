@@ -6,7 +6,7 @@ import OpenAPIKit30
 ///
 /// OpenAPIKit parses and validates 3.x documents (a document it rejects throws a ``DescriptionError``
 /// with its message); the generator, the checker and the contract plugin then read the document's tree,
-/// with `$ref`s inside the document resolved.
+/// with `$ref`s resolved (those to files beside the description brought into it).
 ///
 /// ```swift
 /// let description = try OpenAPIDescription(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
@@ -18,7 +18,8 @@ public struct OpenAPIDescription: Sendable {
     public let version: String
     /// The `openapi` (or `swagger`) version the document declared.
     public let specificationVersion: String
-    /// A digest of the description's bytes (64-bit FNV-1a, hex): it changes whenever the description does.
+    /// A digest of the description's bytes and those of the files its `$ref`s name (64-bit FNV-1a, hex): it changes
+    /// whenever the description does.
     public let digest: String
     /// The document as OpenAPI 3.x (Swagger 2.0 converted).
     let root: JSONNode
@@ -28,7 +29,8 @@ public struct OpenAPIDescription: Sendable {
     /// The document as OpenAPI 3.x JSON (Swagger 2.0 converted, YAML written as JSON), keys in document order.
     public var json: String { root.jsonText }
 
-    /// Reads a description from a file.
+    /// Reads a description from a file, and the files its `$ref`s name relative to it (`./schemas/pet.yaml#/Pet`),
+    /// JSON or YAML. A `$ref` to a URL is refused.
     public init(contentsOf url: URL) throws(DescriptionError) {
         let data: Data
         do {
@@ -36,12 +38,20 @@ public struct OpenAPIDescription: Sendable {
         } catch {
             throw DescriptionError("cannot read \(url.path): \(error.localizedDescription)")
         }
-        try self.init(data: data)
+        let (root, files) = try ExternalReferences.resolve(try JSONNode.parse(data), in: url)
+        try self.init(parsed: root, digest: files.isEmpty ? Self.fnv1a64(data) : Self.fnv1a64(files.reduce(data, +)))
     }
 
-    /// Reads a description from JSON or YAML bytes.
+    /// Reads a description from JSON or YAML bytes. A `$ref` to another file or to a URL is refused: read a
+    /// description that has them with ``init(contentsOf:)``.
     public init(data: Data) throws(DescriptionError) {
-        var root = try JSONNode.parse(data)
+        let root = try JSONNode.parse(data)
+        try ExternalReferences.refuse(in: root)
+        try self.init(parsed: root, digest: Self.fnv1a64(data))
+    }
+
+    private init(parsed: JSONNode, digest: String) throws(DescriptionError) {
+        var root = parsed
         if let (reference, location) = Self.firstBrokenReference(in: root, at: "#", depth: 0) {
             throw DescriptionError("$ref \(reference) (at \(location)) points to nothing in the description")
         }
@@ -59,7 +69,7 @@ public struct OpenAPIDescription: Sendable {
         self.root = root
         self.title = root["info"]?["title"]?.string ?? "API"
         self.version = root["info"]?["version"]?.string ?? root["info"]?["version"]?.jsonText ?? ""
-        self.digest = Self.fnv1a64(data)
+        self.digest = digest
         self.operations = try Operation.all(in: root)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Checks a JSON value against a schema of the description: types, required properties, enums, formats,
-/// `allOf` / `oneOf` / `anyOf`, `nullable`, `additionalProperties: false`. Each problem is a (location, rule,
-/// message); locations read like `body.pets[0].id`.
+/// numeric bounds (`minimum`, `maximum` and their exclusive forms), `allOf` / `oneOf` / `anyOf`, `nullable`,
+/// `additionalProperties: false`. Each problem is a (location, rule, message); locations read like
+/// `body.pets[0].id`.
 struct SchemaValidator {
     let description: OpenAPIDescription
 
@@ -32,6 +33,7 @@ struct SchemaValidator {
         }
         let type = ModelGenerator.type(of: schema) ?? (schema["properties"] != nil ? "object" : nil)
         switch (type, value) {
+        case (nil, .integer), (nil, .number): problems += bounds(value, schema, at: location)
         case (nil, _): break
         case ("string", .string(let text)):
             problems += string(text, schema, at: location)
@@ -39,9 +41,11 @@ struct SchemaValidator {
             if schema["format"]?.string == "int32", Int32(exactly: number) == nil {
                 problems.append(Problem(location: location, rule: "format", message: "\(number) is not an int32"))
             }
-            problems += enumeration(value, schema, at: location)
-        case ("integer", .number(let number)) where number.rounded() == number: break
-        case ("number", .integer), ("number", .number): problems += enumeration(value, schema, at: location)
+            problems += enumeration(value, schema, at: location) + bounds(value, schema, at: location)
+        case ("integer", .number(let number)) where number.rounded() == number:
+            problems += bounds(value, schema, at: location)
+        case ("number", .integer), ("number", .number):
+            problems += enumeration(value, schema, at: location) + bounds(value, schema, at: location)
         case ("boolean", .bool): break
         case ("array", .array(let elements)):
             let items = schema["items"] ?? .object(.init())
@@ -82,6 +86,54 @@ struct SchemaValidator {
                 location: location, rule: "enum",
                 message: "\(value.jsonText) is not one of \(JSONNode.array(values).jsonText)")
         ]
+    }
+
+    /// `minimum` and `maximum`, inclusive unless OpenAPI 3.0's boolean `exclusiveMinimum` or `exclusiveMaximum`
+    /// says otherwise, and OpenAPI 3.1's numeric `exclusiveMinimum` and `exclusiveMaximum`.
+    private func bounds(_ value: JSONNode, _ schema: JSONNode, at location: String) -> [Problem] {
+        var problems: [Problem] = []
+        func check(_ key: String, lower: Bool, exclusive: Bool) {
+            guard let bound = schema[key], let order = Self.compare(value, bound) else { return }
+            let broken = lower ? (order < 0 || (exclusive && order == 0)) : (order > 0 || (exclusive && order == 0))
+            guard broken else { return }
+            let rule = exclusive ? (lower ? "exclusiveMinimum" : "exclusiveMaximum") : key
+            let relation =
+                exclusive
+                ? (lower ? "is not greater than" : "is not less than") : (lower ? "is less than" : "is greater than")
+            let name = (exclusive ? "the exclusive " : "the ") + (lower ? "minimum" : "maximum")
+            problems.append(
+                Problem(
+                    location: location, rule: rule, message: "\(value.jsonText) \(relation) \(name) \(bound.jsonText)"))
+        }
+        check("minimum", lower: true, exclusive: schema["exclusiveMinimum"]?.bool == true)
+        check("exclusiveMinimum", lower: true, exclusive: true)
+        check("maximum", lower: false, exclusive: schema["exclusiveMaximum"]?.bool == true)
+        check("exclusiveMaximum", lower: false, exclusive: true)
+        return problems
+    }
+
+    /// -1, 0 or 1 as the number `value` is less than, equal to or greater than the number `bound`, exactly for
+    /// 64-bit integers; `nil` when either is not a number (OpenAPI 3.0's boolean `exclusiveMinimum`, say).
+    static func compare(_ value: JSONNode, _ bound: JSONNode) -> Int? {
+        switch (value, bound) {
+        case (.integer(let value), .integer(let bound)): return value < bound ? -1 : value == bound ? 0 : 1
+        case (.integer(let value), .number(let bound)): return compare(value, bound)
+        case (.number(let value), .integer(let bound)): return compare(bound, value).map { -$0 }
+        case (.number(let value), .number(let bound)): return value < bound ? -1 : value == bound ? 0 : 1
+        default: return nil
+        }
+    }
+
+    /// `integer` against `number` without rounding the integer into a `Double` where that would change it.
+    private static func compare(_ integer: Int64, _ number: Double) -> Int? {
+        guard !number.isNaN else { return nil }
+        if number >= 0x1p63 { return -1 }
+        if number < -0x1p63 { return 1 }
+        if number.rounded() == number, let whole = Int64(exactly: number) {
+            return integer < whole ? -1 : integer == whole ? 0 : 1
+        }
+        let converted = Double(integer)
+        return converted < number ? -1 : converted == number ? 0 : 1
     }
 
     private func object(_ members: JSONNode.Members, _ schema: JSONNode, at location: String, depth: Int) -> [Problem] {
@@ -154,6 +206,14 @@ struct SchemaValidator {
         var explode = parameter.explode
         let prefix = ";\(parameter.name)="
         if parameter.location == .path, let text = texts.first {
+            // An empty list or object in label or matrix style expands to nothing, its prefix included (RFC 6570).
+            if text.isEmpty, ["label", "matrix"].contains(parameter.style) {
+                switch ModelGenerator.type(of: description.resolve(parameter.schema)) {
+                case "array": return .success(.array([]))
+                case "object": return .success(.object(.init()))
+                default: break
+                }
+            }
             switch parameter.style {
             case "label":
                 guard text.hasPrefix(".") else { return .failure(ShapeError("a label value starts with '.'")) }

@@ -14,94 +14,154 @@ enum Swagger2Converter {
         var document = JSONNode.Members()
         document["openapi"] = .string("3.0.3")
         document["info"] = swagger["info"] ?? .object(info())
+        document["servers"] = servers(of: swagger)
+        if let tags = swagger["tags"] { document["tags"] = tags }
+        if let security = swagger["security"] { document["security"] = security }
+        let media = MediaTypes(
+            consumes: strings(swagger["consumes"]) ?? ["application/json"],
+            produces: strings(swagger["produces"]) ?? ["application/json"])
+        var paths = JSONNode.Members()
+        for (path, item) in swagger["paths"]?.pairs ?? [] {
+            paths[path] = pathItem(item, media: media, in: swagger)
+        }
+        document["paths"] = .object(paths)
+        let components = components(of: swagger)
+        if !components.keys.isEmpty { document["components"] = .object(components) }
+        return .object(document)
+    }
+
+    /// The media types a document or an operation reads (`consumes`) and writes (`produces`).
+    private struct MediaTypes {
+        var consumes: [String]
+        var produces: [String]
+
+        /// An operation's own media types, else these.
+        func overridden(by operation: JSONNode) -> MediaTypes {
+            MediaTypes(
+                consumes: Swagger2Converter.strings(operation["consumes"]) ?? consumes,
+                produces: Swagger2Converter.strings(operation["produces"]) ?? produces)
+        }
+    }
+
+    /// `servers` from `host`, `basePath` and `schemes` (`https` when none is listed); `nil` without either.
+    private static func servers(of swagger: JSONNode) -> JSONNode? {
         let schemes = (swagger["schemes"]?.array ?? []).compactMap(\.string)
         let basePath = swagger["basePath"]?.string ?? ""
         if let host = swagger["host"]?.string {
             let servers = (schemes.isEmpty ? ["https"] : schemes).map { scheme in
                 JSONNode.object(members(["url": .string("\(scheme)://\(host)\(basePath)")]))
             }
-            document["servers"] = .array(servers)
+            return .array(servers)
         } else if !basePath.isEmpty {
-            document["servers"] = .array([.object(members(["url": .string(basePath)]))])
+            return .array([.object(members(["url": .string(basePath)]))])
         }
-        if let tags = swagger["tags"] { document["tags"] = tags }
-        if let security = swagger["security"] { document["security"] = security }
-        let consumes = strings(swagger["consumes"]) ?? ["application/json"]
-        let produces = strings(swagger["produces"]) ?? ["application/json"]
+        return nil
+    }
 
-        var paths = JSONNode.Members()
-        for (path, item) in swagger["paths"]?.pairs ?? [] {
-            var newItem = JSONNode.Members()
-            let shared = item["parameters"]?.array ?? []
-            for (key, operation) in item.pairs {
-                guard Operation.methods.contains(key), case .object(var newOperation) = operation else { continue }
-                let operationConsumes = strings(operation["consumes"]) ?? consumes
-                let operationProduces = strings(operation["produces"]) ?? produces
-                var parameters: [JSONNode] = []
-                var formProperties = JSONNode.Members()
-                var formRequired: [JSONNode] = []
-                var hasFile = false
-                let own = operation["parameters"]?.array ?? []
-                let ownKeys = Set(own.map { identity(resolve($0, in: swagger)) })
-                for raw in shared.filter({ !ownKeys.contains(identity(resolve($0, in: swagger))) }) + own {
-                    let parameter = resolve(raw, in: swagger)
-                    switch parameter["in"]?.string {
-                    case "body":
-                        var body = JSONNode.Members()
-                        var content = JSONNode.Members()
-                        for type in operationConsumes {
-                            content[type] = .object(
-                                members(["schema": rewrite(parameter["schema"] ?? .object(.init()))]))
-                        }
-                        body["content"] = .object(content)
-                        if let required = parameter["required"] { body["required"] = required }
-                        if let description = parameter["description"] { body["description"] = description }
-                        newOperation["requestBody"] = .object(body)
-                    case "formData":
-                        guard let name = parameter["name"]?.string else { continue }
-                        if parameter["type"]?.string == "file" { hasFile = true }
-                        formProperties[name] = schema(of: parameter)
-                        if parameter["required"]?.bool == true { formRequired.append(.string(name)) }
-                    default:
-                        parameters.append(convertParameter(parameter))
-                    }
-                }
-                if !formProperties.keys.isEmpty {
-                    let type =
-                        hasFile || operationConsumes.contains("multipart/form-data")
-                        ? "multipart/form-data" : "application/x-www-form-urlencoded"
-                    var schema = members(["type": .string("object"), "properties": .object(formProperties)])
-                    if !formRequired.isEmpty { schema["required"] = .array(formRequired) }
-                    var body = members([
-                        "content": .object(members([type: .object(members(["schema": .object(schema)]))]))
-                    ])
-                    if !formRequired.isEmpty { body["required"] = .bool(true) }
-                    newOperation["requestBody"] = .object(body)
-                }
-                newOperation["parameters"] = parameters.isEmpty ? nil : .array(parameters)
-                newOperation["consumes"] = nil
-                newOperation["produces"] = nil
-                newOperation["schemes"] = nil
-                var responses = JSONNode.Members()
-                for (status, raw) in operation["responses"]?.pairs ?? [] {
-                    let response = resolve(raw, in: swagger)
-                    var newResponse = members(["description": response["description"] ?? .string("")])
-                    if let schema = response["schema"] {
-                        var content = JSONNode.Members()
-                        for type in operationProduces {
-                            content[type] = .object(members(["schema": rewrite(schema)]))
-                        }
-                        newResponse["content"] = .object(content)
-                    }
-                    responses[status] = .object(newResponse)
-                }
-                newOperation["responses"] = .object(responses)
-                newItem[key] = .object(newOperation)
+    /// A path item with each of its operations converted; its other members are left out.
+    private static func pathItem(_ item: JSONNode, media: MediaTypes, in swagger: JSONNode) -> JSONNode {
+        var newItem = JSONNode.Members()
+        let shared = item["parameters"]?.array ?? []
+        for (key, operation) in item.pairs {
+            guard Operation.methods.contains(key), case .object(var newOperation) = operation else { continue }
+            let media = media.overridden(by: operation)
+            let parameters = convertParameters(
+                shared: shared, own: operation["parameters"]?.array ?? [], consumes: media.consumes, in: swagger)
+            if let body = parameters.body { newOperation["requestBody"] = body }
+            newOperation["parameters"] = parameters.others.isEmpty ? nil : .array(parameters.others)
+            newOperation["consumes"] = nil
+            newOperation["produces"] = nil
+            newOperation["schemes"] = nil
+            newOperation["responses"] = responses(operation["responses"], produces: media.produces, in: swagger)
+            newItem[key] = .object(newOperation)
+        }
+        return .object(newItem)
+    }
+
+    /// An operation's parameters (the path item's shared ones first, unless the operation has its own of the same
+    /// name and location): the request body they make (a `body` parameter, or the `formData` ones as a form) and
+    /// the others, converted.
+    private static func convertParameters(
+        shared: [JSONNode], own: [JSONNode], consumes: [String], in swagger: JSONNode
+    ) -> (body: JSONNode?, others: [JSONNode]) {
+        var body: JSONNode?
+        var others: [JSONNode] = []
+        var form = FormFields()
+        let ownKeys = Set(own.map { identity(resolve($0, in: swagger)) })
+        for raw in shared.filter({ !ownKeys.contains(identity(resolve($0, in: swagger))) }) + own {
+            let parameter = resolve(raw, in: swagger)
+            switch parameter["in"]?.string {
+            case "body": body = requestBody(parameter, consumes: consumes)
+            case "formData": form.add(parameter)
+            default: others.append(convertParameter(parameter))
             }
-            paths[path] = .object(newItem)
         }
-        document["paths"] = .object(paths)
+        return (form.requestBody(consumes: consumes) ?? body, others)
+    }
 
+    /// A `body` parameter as a request body, its schema under each media type the operation consumes.
+    private static func requestBody(_ parameter: JSONNode, consumes: [String]) -> JSONNode {
+        var body = JSONNode.Members()
+        var content = JSONNode.Members()
+        for type in consumes {
+            content[type] = .object(members(["schema": rewrite(parameter["schema"] ?? .object(.init()))]))
+        }
+        body["content"] = .object(content)
+        if let required = parameter["required"] { body["required"] = required }
+        if let description = parameter["description"] { body["description"] = description }
+        return .object(body)
+    }
+
+    /// An operation's `formData` parameters, gathered into one object schema.
+    private struct FormFields {
+        var properties = JSONNode.Members()
+        var required: [JSONNode] = []
+        var hasFile = false
+
+        mutating func add(_ parameter: JSONNode) {
+            guard let name = parameter["name"]?.string else { return }
+            if parameter["type"]?.string == "file" { hasFile = true }
+            properties[name] = Swagger2Converter.schema(of: parameter)
+            if parameter["required"]?.bool == true { required.append(.string(name)) }
+        }
+
+        /// The fields as a form request body (multipart when one is a file or the operation consumes
+        /// `multipart/form-data`); `nil` without fields.
+        func requestBody(consumes: [String]) -> JSONNode? {
+            guard !properties.keys.isEmpty else { return nil }
+            let type =
+                hasFile || consumes.contains("multipart/form-data")
+                ? "multipart/form-data" : "application/x-www-form-urlencoded"
+            var schema = Swagger2Converter.members(["type": .string("object"), "properties": .object(properties)])
+            if !required.isEmpty { schema["required"] = .array(required) }
+            let media = Swagger2Converter.members(["schema": .object(schema)])
+            var body = Swagger2Converter.members(["content": .object(Swagger2Converter.members([type: .object(media)]))]
+            )
+            if !required.isEmpty { body["required"] = .bool(true) }
+            return .object(body)
+        }
+    }
+
+    /// An operation's responses, references inlined, each schema under each media type the operation produces.
+    private static func responses(_ raw: JSONNode?, produces: [String], in swagger: JSONNode) -> JSONNode {
+        var responses = JSONNode.Members()
+        for (status, raw) in raw?.pairs ?? [] {
+            let response = resolve(raw, in: swagger)
+            var newResponse = members(["description": response["description"] ?? .string("")])
+            if let schema = response["schema"] {
+                var content = JSONNode.Members()
+                for type in produces {
+                    content[type] = .object(members(["schema": rewrite(schema)]))
+                }
+                newResponse["content"] = .object(content)
+            }
+            responses[status] = .object(newResponse)
+        }
+        return .object(responses)
+    }
+
+    /// `definitions` as `components/schemas`, `securityDefinitions` as `components/securitySchemes`.
+    private static func components(of swagger: JSONNode) -> JSONNode.Members {
         var components = JSONNode.Members()
         if let definitions = swagger["definitions"] { components["schemas"] = rewrite(definitions) }
         if let definitions = swagger["securityDefinitions"] {
@@ -109,8 +169,7 @@ enum Swagger2Converter {
             for (name, scheme) in definitions.pairs { schemes[name] = securityScheme(scheme) }
             components["securitySchemes"] = .object(schemes)
         }
-        if !components.keys.isEmpty { document["components"] = .object(components) }
-        return .object(document)
+        return components
     }
 
     private static func info() -> JSONNode.Members { members(["title": .string("API"), "version": .string("")]) }

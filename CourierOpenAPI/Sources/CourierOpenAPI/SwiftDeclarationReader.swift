@@ -205,6 +205,8 @@ struct SwiftDeclarationReader {
         for match in text.matches(of: /"((?:[^"\\\n]|\\.)*)"\s*:/) {
             let offset = text.utf8.distance(from: text.startIndex, to: match.range.lowerBound)
             if staticRange?.contains(offset) == true { continue }
+            // A ternary's first value (`list.isEmpty ? "" : …`) is not a key.
+            if text[..<match.range.lowerBound].last(where: { !$0.isWhitespace }) == "?" { continue }
             if (builderRange?.contains(offset) == true) == headers { keys.append(String(match.output.1)) }
         }
         if headers {

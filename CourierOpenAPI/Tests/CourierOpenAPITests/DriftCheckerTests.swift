@@ -29,8 +29,8 @@ import Testing
         let report = try check(editing: "Models.swift", "import Foundation", "import Foundation", requireAll: true)
         #expect(report.findings.map(\.description) == [])
         #expect(!report.hasDrift)
-        #expect(report.endpointCount == 15)
-        #expect(report.operationCount == 15)
+        #expect(report.endpointCount == 17)
+        #expect(report.operationCount == 17)
     }
 
     @Test func aHandEditedPathIsCaught() throws {

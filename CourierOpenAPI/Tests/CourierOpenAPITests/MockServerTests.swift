@@ -84,6 +84,13 @@ struct MockServerTests {
             try await WireAPI.updateWireUser(
                 username: "ann", body: UpdateWireUserRequest(username: "ann", email: "a@b"))
             called.append("updateWireUser")
+            // Form and multipart body members named like the path value are sent in the body too.
+            try await WireAPI.updateWireForm(
+                username: "ann", body: UpdateWireFormRequest(username: "ann", email: "a@b", age: 7, tags: ["x", "y"]))
+            called.append("updateWireForm")
+            try await WireAPI.uploadWireAvatar(
+                username: "ann", body: UploadWireAvatarRequest(username: "ann", avatar: Data("png".utf8)))
+            called.append("uploadWireAvatar")
             #expect(try await WireAPI.getWireBucket(id: "b1").name == "text")
             called.append("getWireBucket")
         }
@@ -118,6 +125,8 @@ struct MockServerTests {
                 sizes: [1, 2], xTraceIds: ["t1", "t2"], session: "s-1", theme: "dark")
             try await WireAPI.updateWireUser(
                 username: "ann", body: UpdateWireUserRequest(username: "ann", email: "a@b"))
+            try await WireAPI.updateWireForm(
+                username: "ann", body: UpdateWireFormRequest(username: "ann b", email: "a@b", tags: ["x"]))
         }
         let styles = try await echo("sendStyles")
         // Path: simple array and exploded object keep `,` and `=`, matrix `;` and `=`, label `.` and `,`; the values
@@ -135,6 +144,9 @@ struct MockServerTests {
         #expect(
             try JSONDecoder().decode([String: String].self, from: Data(user.body.utf8))
                 == ["username": "ann", "email": "a@b"])
+        let form = try await echo("updateWireForm")
+        #expect(form.target == "/v2/wire/forms/ann?api_key=key")
+        #expect(form.body == "username=ann%20b&email=a%40b&tags=x")
     }
 
     @Test func aRequestThatBreaksTheDescriptionIsRejectedByTheServer() async throws {
