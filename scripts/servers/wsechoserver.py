@@ -13,10 +13,11 @@ file (atomically: its presence means "ready").
 Every path but the ones below echoes each message with its type (text or binary), up to 64 MiB, answers pings (the
 library does), and picks the first subprotocol the client offers in `Sec-WebSocket-Protocol`.
 
-    /close?code=C&key=K     sends the text "closing", then a close frame with code C, and records the code of the
+    /server-close?code=C&key=K
+                            sends the text "closing", then a close frame with code C, and records the code of the
                             client's close frame under K (1006 when the client closed TCP without one)
-    /closes?key=K           (plain HTTP) 200 JSON {"closes": [...]}: the codes recorded under K, in order
-    /drop?abort=0           sends the text "last", then closes TCP without a close frame (abort=1: a reset)
+    /close-codes?key=K      (plain HTTP) 200 JSON {"closes": [...]}: the codes recorded under K, in order
+    /server-drop?abort=0    sends the text "last", then closes TCP without a close frame (abort=1: a reset)
 """
 
 import argparse
@@ -39,13 +40,13 @@ def route(connection):
 
 async def echo(connection):
     path, query = route(connection)
-    if path == "/close":
+    if path == "/server-close":
         await connection.send("closing")
         await connection.close(int((query.get("code") or ["1000"])[0]), "server closes")
         received = connection.protocol.close_rcvd
         CLOSES.setdefault((query.get("key") or [""])[0], []).append(received.code if received else 1006)
         return
-    if path == "/drop":
+    if path == "/server-drop":
         await connection.send("last")
         if (query.get("abort") or ["0"])[0] == "1":
             connection.transport.abort()
@@ -57,9 +58,9 @@ async def echo(connection):
 
 
 def answer_plain(connection, request):
-    """The /closes route, a plain HTTP request: the recorded close codes."""
+    """The /close-codes route, a plain HTTP request: the recorded close codes."""
     path, query = route(connection)
-    if path != "/closes":
+    if path != "/close-codes":
         return None
     codes = CLOSES.get((query.get("key") or [""])[0], [])
     response = connection.respond(http.HTTPStatus.OK, json.dumps({"closes": codes}) + "\n")

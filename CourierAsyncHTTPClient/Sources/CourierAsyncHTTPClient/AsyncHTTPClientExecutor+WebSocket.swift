@@ -35,6 +35,8 @@ final class WebSocketHandshake: Sendable {
         var stop: ExecutorStop?
         var channel: (any Channel)?
         var finished = false
+        /// Holds the connection's end back until the upgrade is decided.
+        var hold: NIOLoopBound<UpgradeEndHold>?
     }
 
     /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
@@ -143,7 +145,14 @@ final class WebSocketHandshake: Sendable {
                 try self.configure(channel, head: head, tls: tls, host: host)
             }
         }
-        let outcome = try await upgrade.get()
+        let outcome: Outcome
+        do {
+            outcome = try await upgrade.get()
+            await releaseHold()
+        } catch {
+            await releaseHold()
+            throw error
+        }
         switch outcome {
         case .upgraded(let channel, let handler, let head):
             let transport = NIOWebSocketTransport(
@@ -161,6 +170,12 @@ final class WebSocketHandshake: Sendable {
                 statusCode: Int(refused.head.status.code), headers: Courier.HTTPHeaders(refused.head.headers),
                 body: .data(Data(refused.body.readableBytesView)), request: request)
         }
+    }
+
+    /// Lets the connection's end (held while the upgrade ran) follow the frames that came with the `101`.
+    private func releaseHold() async {
+        guard let hold = state.withLockedValue({ $0.hold }) else { return }
+        try? await hold.eventLoop.submit { hold.value.release() }.get()
     }
 
     /// The inbound stream of `channel` (see ``UnscopedInbound``).
@@ -215,6 +230,9 @@ final class WebSocketHandshake: Sendable {
             let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
             try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
         }
+        let hold = UpgradeEndHold()
+        try pipeline.addHandler(hold)
+        state.withLockedValue { $0.hold = NIOLoopBound(hold, eventLoop: channel.eventLoop) }
         try pipeline.addHandler(RequestSentObserver(request: request))
         let limit = request.maxResponseBytes
         let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
@@ -242,6 +260,58 @@ final class WebSocketHandshake: Sendable {
         // Frames the server sends right after its `101`, in the same read, are the socket's first.
         configuration.leftOverBytesStrategy = .forwardBytes
         return try pipeline.configureUpgradableHTTPClientPipeline(configuration: configuration)
+    }
+}
+
+/// Holds a connection's end (its errors and `channelInactive`) back while the WebSocket upgrade runs, then lets it
+/// follow in order. SwiftNIO's upgrade handler buffers the bytes that arrive with the `101` (a server's first message)
+/// until the upgrade completes, but lets the end pass at once: a message sent right before a drop would reach the
+/// socket's handlers after the drop, and be lost. Released (and removed) once the upgrade is decided.
+private final class UpgradeEndHold: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private enum End {
+        case error(any Error)
+        case inactive
+    }
+
+    private var held: [End] = []
+    private var released = false
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard released else { return held.append(.error(error)) }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        guard released else { return held.append(.inactive) }
+        context.fireChannelInactive()
+    }
+
+    /// Passes on what was held, in order, and leaves the pipeline.
+    func release() {
+        guard !released, let context else { return }
+        released = true
+        let ends = held
+        held.removeAll()
+        for end in ends {
+            switch end {
+            case .error(let error): context.fireErrorCaught(error)
+            case .inactive: context.fireChannelInactive()
+            }
+        }
+        if context.channel.isActive {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 }
 

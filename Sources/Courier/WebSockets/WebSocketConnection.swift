@@ -316,30 +316,21 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
                 $0.machine.isOpen ? ($0.transport, $0.machine.generation) : nil
             })
         else { return false }
-        // The pong or the end of the wait, whichever comes first; the ping given up is cancelled (the transport then
-        // knows its peer does not answer). A ping that fails waits out the interval, as a missing pong does.
-        let answered = await withTaskGroup(of: Bool?.self) { group -> Bool? in
-            group.addTask { () -> Bool? in
-                do {
-                    try await transport.ping()
-                    return true
-                } catch { return nil }
-            }
-            group.addTask { () -> Bool? in
-                do {
-                    try await Task.sleep(for: interval)
-                    return false
-                } catch { return nil }
-            }
-            for await result in group {
-                guard let result else { continue }
-                group.cancelAll()
-                return result
-            }
-            return nil
+        // The pong within the interval, or not: a ping given up is cancelled (the transport then knows its peer does
+        // not answer). A ping that fails waits out the interval, as a missing pong does.
+        let pong = LockedBox(false)
+        let ping = Task {
+            do {
+                try await transport.ping()
+                pong.value = true
+            } catch {}
         }
-        guard let answered, !Task.isCancelled else { return false }
-        if answered { return true }
+        do { try await Task.sleep(for: interval) } catch {
+            ping.cancel()
+            return false
+        }
+        if pong.value { return true }
+        ping.cancel()
         switch state.withLock({ $0.machine.pongMissed(generation: generation) }) {
         case .none:
             return true

@@ -103,8 +103,10 @@ Routes (any method; parameters in the query string):
                                1006 for none)
     /ws/drop?after=N           after N echoed messages closes the TCP connection: no close frame
     /ws/silent                 echoes, never answers a ping
-    /ws/mute?seconds=S         reads and sends nothing for S s (a peer that hangs: no pong, no answer to a
-                               close), then closes the TCP connection
+    /ws/mute?seconds=S&key=K   answers nothing for S s (a peer that hangs: no pong, no answer to a close), then
+                               closes the TCP connection; it reads on, and /count-stats?key=ws-mute:K reports the
+                               client's close ("closes") and the ms from its close frame to its end of the
+                               connection ("closeToEnd")
     /ws/flood?count=N&size=B&key=K
                                N binary messages of B bytes as fast as TCP takes them, then close 1000;
                                /count-stats?key=ws-flood:K counts the messages written so far
@@ -794,7 +796,24 @@ def route_websocket(conn, path, query, headers):
         socket_.echo(limit=number(query, "after", 0, maximum=1000))
         return  # handle() shuts the TCP connection down: no close frame
     if path == "/ws/mute":
-        time.sleep(number(query, "seconds", 10.0, kind=float, maximum=60))
+        deadline = time.monotonic() + number(query, "seconds", 10.0, kind=float, maximum=60)
+        key = (query.get("key") or [None])[0]
+        closed_at, code = None, 1006
+        try:
+            while time.monotonic() < deadline:
+                socket_.conn.sock.settimeout(max(0.01, deadline - time.monotonic()))
+                _, opcode, payload = socket_.read_frame()
+                if opcode == WS_OPCODES["close"] and closed_at is None:
+                    closed_at = time.monotonic()
+                    code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+        except (ClientGone, BadRequest, socket.timeout, OSError):
+            pass
+        if key is not None:
+            ended = time.monotonic()
+            with COUNTS_LOCK:
+                counts = COUNTS.setdefault("ws-mute:" + key, {"hits": 0, "gone": 0})
+                counts["closes"] = [code]
+                counts["closeToEnd"] = None if closed_at is None else int((ended - closed_at) * 1000)
         return  # handle() shuts the TCP connection down
     if path == "/ws/silent":
         socket_.answer_pings = False
@@ -885,6 +904,8 @@ def route(conn, method, target, headers, body):
             answer["ranges"] = list(counts["ranges"])
         if "closes" in counts:
             answer["closes"] = list(counts["closes"])
+        if "closeToEnd" in counts:
+            answer["closeToEnd"] = counts["closeToEnd"]
         return respond(conn, 200, json_body(answer))
 
     if path == "/redirect":
