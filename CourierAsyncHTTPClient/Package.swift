@@ -1,8 +1,7 @@
 // swift-tools-version: 6.1
 // The server-side executor for Courier: AsyncHTTPClientExecutor (swift-server/async-http-client, SwiftNIO). It
-// re-exports CourierObservability (`.swiftLog(logger)`, `.tracing()`, `.metrics()`), where the log and trace
-// plugins moved so that apps need no SwiftNIO for them. A package of its own so that the library's manifest stays
-// dependency-free.
+// re-exports CourierObservability (`.swiftLog(logger)`, `.tracing()`, `.metrics()`), a package without SwiftNIO so
+// that apps need none for them. A package of its own so that the library's manifest stays dependency-free.
 // Test it with `scripts/test-ahc` from the repository root (it also starts the local httpbin and fault server).
 import PackageDescription
 

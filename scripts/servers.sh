@@ -313,7 +313,7 @@ _courier_nginx_install() {
 # cancel a download midway however fast the machine), COURIER_BIG_FILE_BYTES and COURIER_BIG_FILE_SHA256.
 # The size is COURIER_BIG_DOWNLOAD_BYTES (default 1 GiB); the file is made once per size and kept, with its hash.
 #
-# Where the checkout is must not matter (issue 38): the files live in COURIER_TRANSFERS_DIR (default
+# Where the checkout is must not matter: the files live in COURIER_TRANSFERS_DIR (default
 # .build/private/transfers), and .build/private is made mode 700 on purpose, so every run serves the file from
 # behind a directory other users cannot enter, as a clone under /root or in a `mktemp -d` folder does. nginx started
 # as root would run its worker as an unprivileged user that cannot traverse such a directory (a row of 403s), so

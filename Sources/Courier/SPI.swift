@@ -1,14 +1,16 @@
-// Courier's boundary, drawn by audience (the contract in the design notes; issue 35).
+// Courier's boundary, drawn by audience.
 //
 // - Public: everything the README, an article or a Playground page teaches, including the extension points of
-//   ordinary tasks: a body format of your own (`ParameterEncoder`), cache storage and its clock (`CacheStorage`,
+//   ordinary tasks: a method or a tag of your own (`HTTPMethodMarker`, `APITagKey`), a body format of your own
+//   (`ParameterEncoder`), cache storage and its clock (`CacheStorage`,
 //   `ResponseCache(memory:disk:defaultPolicy:now:)`), writing an executor (`APIExecutor`, what it reads from a
 //   request and reports back: `ResponseDelivery`, `RequestBody`'s chunks, `ResponseStream`, `TransferProgress`,
 //   `RedirectPolicy.decision(for:)`, `SensitiveData`, `CookieSendingExecutor`, `TransferFeatures` and an
 //   `ExecutorLimitation`'s missing features) and observing calls (`CallObserver`).
 // - `@_spi(CourierInternals)`: plumbing shared between this repository's own packages (CourierTesting,
-//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release: the HAR model,
-//   `SensitiveData.Recording`, the call-recording hooks on `APIRequest`, `CallOutcomeObserver`, `CookieJar`.
+//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release: the HAR model
+//   (Internals/), `SensitiveData.Recording` (Security/), the call-recording hooks on `APIRequest`,
+//   `CallOutcomeObserver` and `CallOutcome` (Observability/), `CookieJar` and `ExecutorStop` (Executors/).
 //   No README block, article, Playground page, generated book or CourierTesting API a user calls may need it.
 // - `@_spi(Testing)`: hooks for this repository's tests and test tools only.
 //

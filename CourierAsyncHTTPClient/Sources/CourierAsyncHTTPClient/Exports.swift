@@ -1,3 +1,4 @@
-// `.swiftLog(logger)` and `.tracing()` moved to CourierObservability (so that an app logging with swift-log needs
-// no SwiftNIO); re-exported here so that code importing CourierAsyncHTTPClient for them compiles unchanged.
+// CourierObservability's plugins and observers (`.swiftLog(logger)`, `.tracing()`, `.metrics()`, `HARRecorder`) live
+// in a package without SwiftNIO, so that an app logging with swift-log needs none; re-exported here, so that
+// `import CourierAsyncHTTPClient` brings them too.
 @_exported import CourierObservability

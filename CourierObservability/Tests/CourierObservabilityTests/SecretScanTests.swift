@@ -11,7 +11,7 @@ import Tracing
     import FoundationNetworking
 #endif
 
-/// The secret scan of this package's surfaces (issue 33): a secret planted in every place a call can carry one,
+/// The secret scan of this package's surfaces: a secret planted in every place a call can carry one,
 /// real calls to the fault server (and to port 1, where nothing listens), then every span name and attribute, every metric
 /// dimension, every swift-log line and its metadata, and the HAR file searched for it. CourierTesting's
 /// conformance check `secretsStayMasked` scans the core's surfaces the same way, on every executor.

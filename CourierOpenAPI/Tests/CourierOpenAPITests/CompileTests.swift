@@ -115,7 +115,7 @@ import Testing
         try? manager.removeItem(at: scratch.appendingPathComponent("Sources"))
         var fixtures: [(module: String, files: [String: String])] = []
         for (fixture, module) in Self.fixtures { fixtures.append((module, try Support.generated(fixture))) }
-        // The Zoo again, public (issue 34, item 13): its cycles, unions, unlisted members and JSON values too.
+        // The Zoo again, public (`--access public`): its cycles, unions, unlisted members and JSON values too.
         let zoo = try Support.description("features-3.1.yaml")
         fixtures.append(("PublicZoo", Generator(description: zoo, access: .public).files()))
         var publicModules = ["PublicZoo"]
@@ -123,7 +123,7 @@ import Testing
         let kinto = ProcessInfo.processInfo.environment["COURIER_KINTO_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let kinto {
             let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: kinto + "/__api__")))
-            // Public: the program that calls it is a module of its own (issue 34, item 13).
+            // Public: the program that calls it is a module of its own.
             fixtures.append(
                 ("Kinto", Generator(description: try OpenAPIDescription(data: data), access: .public).files()))
             publicModules.append("Kinto")

@@ -3,9 +3,10 @@ import Testing
 
 @testable import CourierOpenAPI
 
-/// Valid descriptions the generator once refused or crashed on, and what its tools report (issue 34).
+/// Descriptions at the edges (bounds past 64 bits, cycles, inline error schemas, a `$ref` to nothing), and what the
+/// generator and its tools make of them.
 @Suite struct DescriptionEdgeCaseTests {
-    /// Item 1: Kinto's integer query parameters say `maximum: 9223372036854775808` (one past `Int64.max`).
+    /// Kinto's integer query parameters say `maximum: 9223372036854775808` (one past `Int64.max`).
     @Test func integerBoundsBeyond64BitsAreAcceptedAndKept() throws {
         let description = try Support.description(
             yaml: """
@@ -28,7 +29,7 @@ import Testing
         #expect(description.json.contains(#""maximum":2.5"#))
     }
 
-    /// Item 1: a rejected document is named by the version it declared, at the first part OpenAPIKit rejects in
+    /// A rejected document is named by the version it declared, at the first part OpenAPIKit rejects in
     /// document order, the same on every run.
     @Test func aRejectedDocumentIsNamedByItsOwnVersionAndAStableLocation() throws {
         let yaml = """
@@ -63,7 +64,7 @@ import Testing
         #expect(!message.contains("3.0.3") && !message.contains("\n"))
     }
 
-    /// Item 2: a `$ref` to a schema that does not exist is a one-line error naming it and where it is used.
+    /// A `$ref` to a schema that does not exist is a one-line error naming it and where it is used.
     @Test func aReferenceToNothingIsAnErrorNamingItAndWhereItIsUsed() throws {
         let yaml = """
             openapi: 3.0.3
@@ -90,7 +91,7 @@ import Testing
         }
     }
 
-    /// Item 3: every cycle of models is broken out of line; a reference through an array needs nothing.
+    /// Every cycle of models is broken out of line; a reference through an array needs nothing.
     @Test func modelsThatHoldThemselvesAreStoredOutOfLine() throws {
         let models = try #require(try Support.generated("features-3.1.yaml")["Models.swift"])
         #expect(models.contains("    @Indirect var parent: Node?\n    var children: [Node]?\n"))
@@ -103,7 +104,7 @@ import Testing
         #expect(!models.contains("indirect enum Pet"))
     }
 
-    /// Item 11: one model per distinct inline error schema, shared when several operations write the same one.
+    /// One model per distinct inline error schema, shared when several operations write the same one.
     @Test func inlineErrorSchemasGetModels() throws {
         let yaml = """
             openapi: 3.0.3
@@ -138,7 +139,7 @@ import Testing
         #expect(models.contains("struct GetBError: Decodable, Sendable {\n    var why: String?\n}"))
     }
 
-    /// Item 13: `--access public` makes every declaration public, with public memberwise initializers.
+    /// `--access public` makes every declaration public, with public memberwise initializers.
     @Test func publicAccessReachesEveryDeclaration() throws {
         let files = Generator(description: try Support.description("features-3.1.yaml"), access: .public).files()
         let animals = try #require(files["AnimalsAPI.swift"])
@@ -161,7 +162,7 @@ import Testing
         #expect(!internalBook.contains("public "))
     }
 
-    /// Item 12: a drifting endpoint is named by its property, whatever its attribute holds.
+    /// A drifting endpoint is named by its property, whatever its attribute holds.
     @Test func checkNamesTheEndpointThatMatchesNothing() throws {
         let book = """
             @MainActor

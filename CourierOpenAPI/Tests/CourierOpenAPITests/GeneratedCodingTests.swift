@@ -32,7 +32,7 @@ struct GeneratedCodingTests {
         #expect(String(decoding: body, as: UTF8.self) == #"{"kind":"okapi","name":"Rex"}"#)
     }
 
-    /// Issue 34, item 3: a model that holds itself (`Node.parent`), and models and unions that hold each other,
+    /// A model that holds itself (`Node.parent`), and models and unions that hold each other,
     /// compile (this target compiles them) and code as plain members would.
     @Test func modelsInACycleCodeThroughTheirOutOfLineMembers() throws {
         let json = #"{"name":"leaf","parent":{"name":"root","children":[]}}"#
@@ -54,7 +54,7 @@ struct GeneratedCodingTests {
         }
     }
 
-    /// Issue 34, item 10: members the description does not list are kept beside the listed ones.
+    /// Members the description does not list are kept beside the listed ones.
     @Test func membersTheDescriptionDoesNotListAreKept() throws {
         let json = #"{"name":"b","id":"b1","last_modified":17}"#
         let bucket = try JSONDecoder().decode(Bucket.self, from: Data(json.utf8))
@@ -65,7 +65,7 @@ struct GeneratedCodingTests {
         // Encoding them is checked against a live Kinto (CompileTests).
     }
 
-    /// Issue 34, item 11: an error schema written inline on a response has a model to decode the error body into.
+    /// An error schema written inline on a response has a model to decode the error body into.
     @Test func anInlineErrorSchemaHasAModel() throws {
         let error = try JSONDecoder().decode(GetWireBucketError.self, from: Data(#"{"code":404,"reason":"gone"}"#.utf8))
         #expect(error.code == 404 && error.reason == "gone")

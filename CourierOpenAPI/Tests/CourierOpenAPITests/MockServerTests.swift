@@ -75,7 +75,7 @@ struct MockServerTests {
                 shelfId: 7,
                 body: AddShelfDocumentRequest(title: "Plan", document: Data("%PDF-1.4".utf8), preview: Data([1, 2])))
             called.append("addShelfDocument")
-            // A JSON string response comes back decoded (issue 34, item 9).
+            // A JSON string response comes back decoded.
             let styled = try await WireAPI.sendStyles(
                 ids: [3, 4, 5], point: Span(from: 1, to: 2), mark: "a b", tags: ["x", "y"], colors: ["red", "blue"],
                 sizes: [1, 2], xTraceIds: ["t1", "t2"], session: "s-1", theme: "dark")
@@ -115,7 +115,7 @@ struct MockServerTests {
         return try JSONDecoder().decode(Echo.self, from: data)
     }
 
-    /// Issue 34, items 4 to 8: what reaches the wire, as the server echoes it.
+    /// What reaches the wire, as the server echoes it.
     @Test func stylesArraysHeadersCookiesAndBodyMembersReachTheWireAsTheDescriptionSays() async throws {
         let configuration = APIConfiguration.featureZoo(
             baseURL: base + "/v2", bearerToken: "token", basic: (username: "u", password: "p"), keyInQuery: "key")

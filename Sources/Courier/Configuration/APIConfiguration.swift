@@ -43,7 +43,8 @@ public struct APIConfiguration: Sendable {
         set { fields.redirectPolicy = newValue }
     }
     /// The most response bytes (after content decoding) a call holds in memory unless its endpoint sets
-    /// its own limit. Default: ``defaultMaxResponseBytes`` (100 MiB).
+    /// its own limit; inclusive: a body, or a WebSocket message, of exactly this many bytes is accepted. Default:
+    /// ``defaultMaxResponseBytes`` (100 MiB).
     public var maxResponseBytes: Int {
         get { fields.maxResponseBytes }
         set { fields.maxResponseBytes = newValue }

@@ -64,7 +64,7 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
     ///   - timeout: The deadline of each call; `nil` for the configuration's.
     ///   - acceptableStatusCodes: The status codes treated as success; `nil` for the configuration's.
     ///   - redirectPolicy: What to do when the server redirects; `nil` for the configuration's policy.
-    ///   - maxResponseBytes: The most response bytes held in memory; `nil` for the configuration's limit.
+    ///   - maxResponseBytes: The most response bytes held in memory, inclusive; `nil` for the configuration's limit.
     ///   - tags: Typed metadata for plugins and executors.
     ///   - plugins: Plugins for this endpoint only, run inside the configuration's plugins.
     ///   - decoder: Decodes this endpoint's response bodies (an XML service, a key path inside an envelope); `nil` for

@@ -30,8 +30,10 @@ public struct APIRequest: Sendable {
     public var timeout: Duration
     /// What to do when the server redirects.
     public var redirectPolicy: RedirectPolicy
-    /// The most bytes of response body (after any content decoding) held in memory; a call that receives
-    /// more fails with ``APIError/TransportProblem/responseTooLarge`` the moment it crosses the limit.
+    /// The most bytes of response body (after any content decoding) held in memory, inclusive: a body of exactly
+    /// this many bytes is accepted, and a call that receives more fails with
+    /// ``APIError/TransportProblem/responseTooLarge`` the moment it crosses the limit. For a WebSocket, the largest
+    /// message, inclusive too.
     public var maxResponseBytes: Int
     /// Names whose values are secret in this request, beyond the ones Courier always treats as secret: as a
     /// header, a query item, a form field or a JSON key (names compare case-insensitively). The auth plugins

@@ -207,7 +207,7 @@ extension WebSocketConnection: CustomStringConvertible, CustomReflectable {
     public var description: String {
         let redactor = Redactor(request: request, collectingSecrets: false)
         let close = receivedClose.map { ", peer closed \($0.code)" } ?? ""
-        return "WebSocket \(redactor.url(request.url)) (\(isOpen ? "open" : "closed")\(close))"
+        return "WebSocket \(redactor.url(of: request)) (\(isOpen ? "open" : "closed")\(close))"
     }
 
     /// A mirror of the request (redacted, see ``APIRequest/customMirror``), the subprotocol and the peer's close;

@@ -35,7 +35,7 @@ struct TransferFaultIntegrationTests {
         return stats.ranges ?? []
     }
 
-    // MARK: - A slowly read stream on Linux (issue 21 item 10)
+    // MARK: - A slowly read stream on Linux
 
     /// Reads `endpoint` as a stream, first waiting (up to 20 s) until the stream holds more unread bytes than
     /// URLSessionExecutor's pause threshold (``waitBytes``: on Linux the transfer is then cancelled, to be asked for
@@ -132,7 +132,7 @@ struct TransferFaultIntegrationTests {
         #endif
     }
 
-    // MARK: - 304 (issue 21 item 5)
+    // MARK: - 304
 
     @Test("A 304 to a conditional download (If-None-Match) leaves the existing file exactly as it was")
     func notModifiedKeepsFile() async throws {
@@ -164,7 +164,7 @@ struct TransferFaultIntegrationTests {
         #expect(try Data(contentsOf: destination) == Self.rangedBytes(4096))
     }
 
-    // MARK: - A clean close before Content-Length (issue 21 item 6)
+    // MARK: - A clean close before Content-Length
 
     @Test("A body cut by a clean close (FIN before Content-Length) is .connectionLost, and the next call resumes")
     func cleanCloseIsConnectionLost() async throws {
@@ -218,7 +218,7 @@ struct TransferFaultIntegrationTests {
         #expect(try await Self.ranges(key: key, using: configuration).count == 2)
     }
 
-    // MARK: - Download identity (issue 21 item 7)
+    // MARK: - Download identity
 
     /// A download cut short under one signature and its resume key, then run again under a fresh signature.
     struct ResumeCase: Sendable, CustomTestStringConvertible {
@@ -284,7 +284,7 @@ struct TransferFaultIntegrationTests {
         #expect(try await Self.ranges(key: key, using: configuration) == ["", ""])
     }
 
-    // MARK: - Idle timeout instead of a deadline (issue 21 item 8)
+    // MARK: - Idle timeout instead of a deadline
 
     @Test("A download dripping past its deadline: .timedOut with the deadline, complete with an idle timeout")
     func dripPastDeadline() async throws {

@@ -27,7 +27,7 @@ import Testing
         testConfiguration.with { $0.executor = stub }
     }
 
-    // MARK: Key paths (item 5)
+    // MARK: Key paths
 
     @Test("A value inside an envelope decodes at a key path, per call or per endpoint")
     func decodesAtAKeyPath() async throws {
@@ -72,7 +72,7 @@ import Testing
         #expect(named == viaConfiguration)
     }
 
-    // MARK: Default decoders (item 7)
+    // MARK: Default decoders
 
     @Test("The call's decoder wins over the endpoint's, which wins over the configuration's")
     func decoderOrder() async throws {
@@ -166,7 +166,7 @@ import Testing
         #expect(none == nil)
     }
 
-    // MARK: Typed throws (item 11)
+    // MARK: Typed throws
 
     @Test("withCurrent and activate keep the closure's error type")
     func typedThrowsAreKept() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-/// A request's query as items (issue 36, part 2): built from the parameters as items, kept as items to the
+/// A request's query as items: built from the parameters as items, kept as items to the
 /// executor; text is read into items only where it comes from outside Courier (a URL the user assigns).
 struct EncodedQueryTests {
     /// URLs whose decoded items must equal what `URLComponents` reads.

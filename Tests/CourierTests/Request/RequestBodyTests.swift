@@ -147,7 +147,7 @@ import Testing
         try await POST<Data>(wrappedValue: .init { $0 }, "/b").request(with: Data("x".utf8), using: configuration)
     }
 
-    // MARK: - Query names next to a body (issue 13, item 6)
+    // MARK: - Query names next to a body
 
     @Test func someNamesGoToTheQueryAndTheRestFormTheJSONBody() throws {
         let endpoint = POST<String>(

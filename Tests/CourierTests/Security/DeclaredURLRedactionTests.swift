@@ -5,7 +5,7 @@ import Testing
 
 /// An endpoint's own description is safe to print: a secret written into the declaration (a pre-signed URL, a
 /// URL's user info) is masked there, so that no surface that names the endpoint (errors, timelines, HAR
-/// entries, cassettes, logs) can print it raw (issue 33).
+/// entries, cassettes, logs) can print it raw.
 @Suite struct DeclaredURLRedactionTests {
     @Test(
         "The description masks the secrets a declared path holds",

@@ -204,7 +204,7 @@ extension HTTPHeaders {
         /// without `allHeaderFields`, which copies them into a new `[AnyHashable: Any]` on every read; `nil` if this
         /// FoundationNetworking stores them otherwise, and the caller reads `allHeaderFields`.
         ///
-        /// It earns its place by measure (issue 36, Swift 6.3.1): `scripts/bench callgrind` counted 922.5 k
+        /// It earns its place by measure (Swift 6.3.1): `scripts/bench callgrind` counted 922.5 k
         /// instructions per Courier call of the e2e benchmark with this read and 951.5 k with `allHeaderFields`,
         /// 3.1% of a whole call (the bar is 2%). `URLSessionExecutorTests` fails if a toolchain moves the field.
         var storedHeaderFields: [String: String]? {
