@@ -153,7 +153,7 @@ enum TransfersPage {
             {
                 Console.result("\(chunk.count) byte(s)")
             }
-        } catch let error as APIError {
+        } catch {  // a loop throws APIError, as a call does
             Console.caught(error)
         }
 

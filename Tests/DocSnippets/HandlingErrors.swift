@@ -4,11 +4,15 @@ import Courier
 import Foundation
 
 struct User: Decodable, Sendable { let login: String }
+struct Issue: Decodable, Sendable { let title: String }
 
 @MainActor
 enum GitHub {
     @GET("/users/{login}")
     static var user: APIParameterBuilder<String>? = .init { ["login": $0] }
+
+    @GET("/orgs/{org}/issues")
+    static var issues: APIParameterBuilder<String>? = .init { ["org": $0] }
 
     @PUT("/user/starred/{owner}/{repo}")
     static var star: APIParameterBuilder<(owner: String, repo: String)>? = .init {

@@ -11,6 +11,11 @@ actor TokenStore {
 let tokens = TokenStore()
 let snapshot = Data([0x01, 0x02, 0x03])
 
+/// The other kind of message on the chat socket.
+struct Presence: Decodable, Sendable {
+    let online: [String]
+}
+
 func show(_ message: ChatMessage) {}
 func show(_ text: String) {}
 

@@ -31,8 +31,8 @@ public struct CacheThenNetworkSequence<Output>: AsyncSequence {
     /// One update.
     public typealias Element = CacheThenNetworkUpdate<Output>
 
-    let cached: () async throws -> (Output, TimeInterval)?
-    let network: () async throws -> Output
+    let cached: () async throws(APIError) -> (Output, TimeInterval)?
+    let network: () async throws(APIError) -> Output
 
     /// Creates the iterator.
     public func makeAsyncIterator() -> Iterator {
@@ -41,8 +41,11 @@ public struct CacheThenNetworkSequence<Output>: AsyncSequence {
 
     /// Produces the cached update, then the network update.
     public struct Iterator: AsyncIteratorProtocol {
-        let cached: () async throws -> (Output, TimeInterval)?
-        let network: () async throws -> Output
+        /// What a loop over the updates throws: `catch` around `for try await` gets an ``APIError``.
+        public typealias Failure = APIError
+
+        let cached: () async throws(APIError) -> (Output, TimeInterval)?
+        let network: () async throws(APIError) -> Output
         var step = 0
         var deliveredCached = false
 
@@ -60,7 +63,7 @@ public struct CacheThenNetworkSequence<Output>: AsyncSequence {
             step = 2
             do {
                 return .network(try await network())
-            } catch let error as APIError {
+            } catch {
                 guard deliveredCached, !error.isCancellation else { throw error }
                 return .networkFailed(error)
             }
@@ -91,14 +94,13 @@ extension API {
     ) -> CacheThenNetworkSequence<Output> {
         let configuration = configuration ?? .current
         return CacheThenNetworkSequence(
-            cached: {
+            cached: { () async throws(APIError) -> (Output, TimeInterval)? in
                 guard configuration.cache != nil else { return nil }
                 let response: APIResponse
-                do {
-                    response = try await ResponseCache.$pass.withValue(.cachedAnyAge) {
-                        try await self.request(with: parameter, using: configuration) as APIResponse
-                    }
-                } catch let error as APIError where error.reason == .notCached {
+                do throws(APIError) {
+                    response = try await self.response(with: parameter, using: configuration, pass: .cachedAnyAge)
+                } catch {
+                    guard error.reason == .notCached else { throw error }
                     return nil
                 }
                 // The call's decoder: its own, else the one its request resolved.
@@ -106,14 +108,29 @@ extension API {
                 let value = try ResponseDecoding.decode(Output.self, from: response, decoder: chosen)
                 return (value, response.cacheHit?.age ?? 0)
             },
-            network: {
-                let response = try await ResponseCache.$pass.withValue(.network) {
-                    try await self.request(with: parameter, using: configuration) as APIResponse
-                }
+            network: { () async throws(APIError) -> Output in
+                let response = try await self.response(with: parameter, using: configuration, pass: .network)
                 let chosen = response.request.resolvedOptions(for: configuration).decoder(forCall: decoder)
                 return try ResponseDecoding.decode(Output.self, from: response, decoder: chosen)
             }
         )
+    }
+}
+
+extension API {
+    /// The response of the call with `parameter`, with the cache read as `pass` says, its error typed
+    /// (`TaskLocal.withValue` rethrows `any Error`).
+    fileprivate func response(
+        with parameter: Parameter, using configuration: APIConfiguration, pass: ResponseCache.Pass
+    ) async throws(APIError) -> APIResponse {
+        let outcome: Result<APIResponse, APIError> = await ResponseCache.$pass.withValue(pass) {
+            do throws(APIError) {
+                return .success(try await self.request(with: parameter, using: configuration) as APIResponse)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 }
 

@@ -66,7 +66,7 @@ struct PageReader<Page: Decodable>: APISequenceSource {
     var started = false
 
     /// The next page, `nil` after the last.
-    mutating func next() async throws -> Page? {
+    mutating func next() async throws(APIError) -> Page? {
         if !started {
             started = true
             pending = try start.first.get()

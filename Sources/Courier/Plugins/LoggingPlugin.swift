@@ -7,6 +7,10 @@ import Foundation
 /// ← 200 GET https://api.example.com/users/octocat?api_key=*** (84 ms, 1355 bytes)
 /// ```
 ///
+/// A response the ``ResponseCache`` answered says so: `(0 ms, 1355 bytes, from cache)` when the server was not
+/// reached, `from cache, revalidated: 304` when the server confirmed a stale entry, `from cache, stale` for a stale
+/// entry served before the network's value (``CachePolicy/ReadMode/cacheThenNetwork``).
+///
 /// What is secret is decided by `SensitiveData`, the one definition every part of Courier uses: the
 /// credential headers, every header an auth plugin set (``APIRequest/sensitiveNames``), and headers,
 /// query names, form fields and JSON keys whose names say they are secret (`password`, `clientSecret`,
@@ -103,7 +107,7 @@ public struct LoggingPlugin: APIPlugin {
             let elapsed = ContinuousClock.now - start
             var line =
                 "← \(response.statusCode) \(request.method) \(url) (\(Self.milliseconds(elapsed)) ms, "
-                + "\(Self.size(of: response.body)))"
+                + "\(Self.size(of: response.body))\(Self.cacheNote(response.cacheHit)))"
             if options.includeHeaders { line += redactor.headerLines(response.headers) }
             if options.includeBodies, !response.data.isEmpty {
                 line +=
@@ -130,6 +134,13 @@ public struct LoggingPlugin: APIPlugin {
             return "\(size.map { "\($0) bytes" } ?? "a body") in a file"
         }
         return "0 bytes"
+    }
+
+    /// What the response line says of a cache hit: nothing when the network answered.
+    private static func cacheNote(_ hit: CacheHit?) -> String {
+        guard let hit else { return "" }
+        if hit.revalidated { return ", from cache, revalidated: 304" }
+        return hit.isStale ? ", from cache, stale" : ", from cache"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

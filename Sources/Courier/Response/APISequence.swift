@@ -24,6 +24,9 @@ public struct APISequence<Element>: AsyncSequence, Sendable {
 
     /// Produces the elements of one iteration.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What a loop over the sequence throws: `catch` around `for try await` gets an ``APIError``.
+        public typealias Failure = APIError
+
         var source: any APISequenceSource<Element>
 
         /// The next element, or `nil` at the end.
@@ -38,5 +41,5 @@ public struct APISequence<Element>: AsyncSequence, Sendable {
 protocol APISequenceSource<Element> {
     associatedtype Element
     /// The next element, or `nil` at the end.
-    mutating func next() async throws -> Element?
+    mutating func next() async throws(APIError) -> Element?
 }

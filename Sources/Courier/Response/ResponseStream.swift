@@ -89,6 +89,9 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
 
     /// Reads a stream's chunks in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// What a loop over the chunks throws: `catch` around `for try await` gets an ``APIError``.
+        public typealias Failure = APIError
+
         let reader: Reader
 
         /// The next chunk, or `nil` at the end.
@@ -152,9 +155,13 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
             self.handle = handle
             self.claimed = claimed
         }
-        func next() async throws -> Data? {
+        func next() async throws(APIError) -> Data? {
             guard claimed else { return nil }
-            return try await handle.buffer.next()
+            do {
+                return try await handle.buffer.next()
+            } catch {
+                throw APIError.wrapping(error, request: handle.buffer.request)
+            }
         }
         deinit { if claimed { handle.buffer.cancel() } }
     }

@@ -70,12 +70,12 @@ extension ResponseStream {
         }
 
         /// The next line, or `nil` at the end.
-        mutating func next() async throws -> String? {
+        mutating func next() async throws(APIError) -> String? {
             while index == ready.count {
                 guard !ended else { return nil }
                 ready = []
                 index = 0
-                guard let chunk = try await chunks.next() else {
+                guard let chunk = try await chunks.reader.next() else {
                     ended = true
                     if let rest = splitter.rest() { ready = [rest] }
                     continue
@@ -130,7 +130,7 @@ struct EventReader: APISequenceSource {
     }
 
     /// The next event, or `nil` at the end.
-    mutating func next() async throws -> ServerSentEvent? {
+    mutating func next() async throws(APIError) -> ServerSentEvent? {
         guard !done else { return nil }
         do {
             return try await nextAcrossReconnections()
@@ -178,7 +178,7 @@ struct EventReader: APISequenceSource {
     }
 
     /// The next event of the stream being read, or `nil` at its end.
-    private mutating func nextOnThisStream() async throws -> ServerSentEvent? {
+    private mutating func nextOnThisStream() async throws(APIError) -> ServerSentEvent? {
         while let line = try await lines.next() {
             switch parser.take(line, limit: lines.request.maxResponseBytes) {
             case .event(let event): return event

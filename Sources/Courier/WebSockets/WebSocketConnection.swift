@@ -179,7 +179,8 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// ``APIConfiguration/responseDecoder``), from text and binary messages alike.
     ///
     /// A message that does not decode fails the loop with ``APIError/Reason/decodingFailed`` (and closes the
-    /// socket, as leaving the loop does).
+    /// socket, as leaving the loop does). When messages of several kinds arrive, loop over the socket itself and
+    /// decode each message with ``decode(_:from:)``.
     public func messages<Value: Decodable & SendableMetatype>(as type: Value.Type = Value.self) -> APISequence<Value> {
         APISequence { TypedMessages<Value>(iterator: self.makeAsyncIterator(), connection: self) }
     }
@@ -191,6 +192,9 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
     /// Reads a socket's messages in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// What a loop over the messages throws: `catch` around `for try await` gets an ``APIError``.
+        public typealias Failure = APIError
+
         let reader: Reader
 
         /// The next message, or `nil` at the end.
@@ -421,14 +425,11 @@ private struct TypedMessages<Value: Decodable>: APISequenceSource {
     var iterator: WebSocketConnection.AsyncIterator
     let connection: WebSocketConnection
 
-    mutating func next() async throws -> Value? {
-        guard let message = try await iterator.next() else { return nil }
+    mutating func next() async throws(APIError) -> Value? {
+        guard let message = try await iterator.reader.next() else { return nil }
         do {
-            return try connection.state.value.settings.decoder.decode(Value.self, from: message.data)
-        } catch {
-            let request = connection.request
-            let failure = APIError(
-                .decodingFailed, endpoint: request.endpoint, request: request, underlyingError: error)
+            return try connection.decode(Value.self, from: message)
+        } catch let failure {
             await connection.end(
                 .failure(failure), close: WebSocketClose(code: 1003, reason: "undecodable message"),
                 detail: "\(failure.reason)")

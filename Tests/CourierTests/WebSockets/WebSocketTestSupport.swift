@@ -67,6 +67,6 @@ func readAll(_ socket: WebSocketConnection) async -> (messages: [WebSocketMessag
         for try await message in socket { messages.append(message) }
         return (messages, nil)
     } catch {
-        return (messages, error as? APIError)
+        return (messages, error)
     }
 }
