@@ -21,68 +21,38 @@ extension URLSessionCall {
         hop.statusCode == 307 || hop.statusCode == 308
     }
 
-    /// Whether the call sends the next hop of a `307`/`308` itself: on Linux, while the request still carries its
-    /// body (no earlier hop turned it into a `GET`).
-    func sendsHopItself() -> Bool {
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            guard !request.body.isEmpty else { return false }
-            let method = request.method.rawValue
-            return state.withLock { $0.current?.httpMethod == method }
-        #else
-            return false
-        #endif
-    }
-
-    /// Prepares the next hop, to `url`, which ``complete(data:response:task:error:)`` sends once the redirect
-    /// response has ended: the request of this hop to another URL, without credentials when the origin changes.
-    func takeOver(to url: URL, crossOrigin: Bool) {
-        guard var next = state.withLock({ $0.current }) else { return }
+    /// Prepares the next hop, to `url`, from `current`, the request of this hop, which
+    /// ``complete(data:response:task:error:)`` sends once the redirect response has ended: the request of this hop
+    /// to another URL, without credentials when the origin changes.
+    func takeOver(_ current: URLRequest?, to url: URL, crossOrigin: Bool) {
+        guard var next = current else { return }
         next.url = url
         if let data = request.body.data { next.httpBody = data }
         if crossOrigin { removeCredentials(from: &next) }
         setCookieField(of: &next, crossingOrigin: crossOrigin)
-        state.withLock { $0.nextHop = next }
+        _ = receive(.hopPrepared(next))
     }
 
-    /// The hop prepared by ``takeOver(to:crossOrigin:)``, if any, unless the call ended; the redirect response and
-    /// its body are forgotten.
-    func takeNextHop() -> URLRequest? {
-        state.withLock { state in
-            guard let next = state.nextHop else { return nil }
-            state.nextHop = nil
-            guard !state.finished else { return nil }
-            state.task = nil
-            state.body = Data()
-            state.received = 0
-            state.expected = nil
-            state.response = nil
-            return next
-        }
-    }
-
-    /// Sends `next` as a new task of this call. Not from the calling thread: it runs inside a task callback, on
-    /// the queue that creating a task waits for (see `InlineOperationQueue`).
-    func send(_ next: URLRequest) {
-        let start: @Sendable () -> Void = { self.startHop(next) }
+    /// Sends `next` as a new task of this call, on `session`. Not from the calling thread: it runs inside a task
+    /// callback, on the queue that creating a task waits for (see `InlineOperationQueue`).
+    func send(_ next: URLRequest, on session: URLSession?) {
+        guard let session else { return }
+        let start: @Sendable () -> Void = { self.startHop(next, on: session) }
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if StreamUploads.inFlight { return StreamUploads.control.run(start) }
         #endif
         DispatchQueue.global().async(execute: start)
     }
 
-    private func startHop(_ next: URLRequest) {
-        guard let session = state.withLock({ $0.session }) else { return }
+    private func startHop(_ next: URLRequest, on session: URLSession) {
         let task = makeTask(next, body: request.body, on: session, complete: completionHandler)
         task.delegate = TaskEvents(self)
-        let started = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
-            state.task = task
-            state.current = next
-            return true
-        }
+        switch receive(.hopStarted(task, request: next)) {
+        case .resumeTask(let task): task.resume()
         // Stopped in between (cancelled, past the deadline): the caller already has its error.
-        guard started else { return task.cancel() }
-        task.resume()
+        case .cancelTask(let task?): task.cancel()
+        default: break
+        }
     }
 
     /// The completion handler of the call's tasks on a session that does not report events (it keeps its own

@@ -16,12 +16,7 @@ import Foundation
         /// The reader of the stream fed by `dataTask` is a window behind: when the response can be resumed, cancels
         /// the task and asks for the rest once the reader caught up. `false` when it cannot: the bytes keep coming.
         func pause(_ dataTask: URLSessionDataTask, _ stream: ResponseStream.Continuation) -> Bool {
-            let paused = state.withLock { state -> Bool in
-                guard state.streamTask === dataTask, state.resumption != nil, state.skip == 0 else { return false }
-                state.streamTask = nil
-                return true
-            }
-            guard paused else { return false }
+            guard case .pauseStream = receive(.pauseRequested(task: dataTask)) else { return false }
             // Not from here: cancelling waits for the queue this callback runs on.
             Self.offSessionQueue { dataTask.cancel() }
             stream.whenDrained { Self.offSessionQueue { self.reconnect(stream) } }
@@ -39,60 +34,15 @@ import Foundation
         /// Asks for the rest of a paused stream's response: its request again, with a range from the bytes the
         /// stream was handed, valid only if the response has not changed since.
         private func reconnect(_ stream: ResponseStream.Continuation) {
-            let next = state.withLock { state -> (URLRequest, URLSession)? in
-                guard case .stream = state.sink, !stream.isCancelled, state.streamTask == nil,
-                    let resumption = state.resumption
-                else {
-                    // The reader stopped while the stream waited: nothing runs any more.
-                    state.sink = .memory
-                    return nil
-                }
-                return (resumption.request(from: state.received), resumption.session)
-            }
-            guard let (urlRequest, session) = next else { return }
+            let next = receive(.resumeRequested(streamCancelled: stream.isCancelled))
+            guard case .resumeStream(let urlRequest, let session) = next else { return }
             let task = makeTask(urlRequest, body: request.body, on: session, complete: nil)
             task.delegate = TaskEvents(self)
-            let started = state.withLock { state -> Bool in
-                guard case .stream = state.sink, !stream.isCancelled else { return false }
-                state.streamTask = task
-                return true
-            }
-            guard started else { return }
+            guard case .resumeTask(let task) = receive(.resumeStarted(task, streamCancelled: stream.isCancelled))
+            else { return }
             task.resume()
             // The reader may have stopped in between, before the task was there to cancel.
             if stream.isCancelled { task.cancel() }
-        }
-
-        /// The head of the response to a stream asked for again, or `nil` when `task` does not continue a
-        /// stream. A `206` from the stream's position continues it; a `200` with the same validator and length
-        /// is the whole body again, whose first bytes are dropped (and the stream is not paused again); anything
-        /// else means the response changed, and the stream fails.
-        func continueStream(_ task: URLSessionDataTask, response: HTTPURLResponse) -> URLSession.ResponseDisposition? {
-            let outcome = state.withLock { state -> (ResponseStream.Continuation, Bool, Int)? in
-                guard case .stream(let stream) = state.sink, state.streamTask === task,
-                    let resumption = state.resumption
-                else { return nil }
-                if response.statusCode == 206,
-                    ContentRange(response.value(forHTTPHeaderField: "Content-Range"))?.start
-                        == Int64(state.received)
-                {
-                    return (stream, true, state.received)
-                }
-                if response.statusCode == 200, resumption.matches(response) {
-                    state.skip = state.received
-                    state.resumption = nil
-                    return (stream, true, state.received)
-                }
-                state.streamTask = nil
-                return (stream, false, state.received)
-            }
-            guard let (stream, continues, received) = outcome else { return nil }
-            if continues { return .allow }
-            let problem =
-                "a \(response.statusCode) response that does not continue the stream at \(received) bytes"
-            stream.finish(throwing: transportFailure(DownloadProblem(description: problem)))
-            state.withLock { $0.sink = .memory }
-            return .cancel
         }
     }
 #endif

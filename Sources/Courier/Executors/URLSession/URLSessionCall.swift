@@ -17,50 +17,10 @@ import Foundation
 final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     typealias Outcome = (ResponseBody, HTTPURLResponse)
 
-    /// Where the body of the response goes, once its head has arrived.
-    enum Sink {
-        case memory
-        case file(FileWriter, URL)
-        case stream(ResponseStream.Continuation)
-    }
-
-    struct State {
-        var task: URLSessionDataTask?
-        var continuation: CheckedContinuation<Outcome, any Error>?
-        var sink = Sink.memory
-        /// The size of the body (for a resumed download, of the whole file), when known.
-        var expected: Int64?
-        /// Why Courier stopped the call before its task completed, once it did.
-        var stop: ExecutorStop?
-        var finished = false
-        var body = Data()
-        var received = 0
-        var redirects = 0
-        /// Whether a hop went to another origin: the request's own `Cookie` field was then left behind.
-        var crossedOrigin = false
-        /// The `401` whose challenge was declined (Linux): the task is then cancelled, and this is its response.
-        var declinedChallenge: HTTPURLResponse?
-        /// The response whose head the session reported (reading `task.response` at the end costs a queue hop).
-        var response: HTTPURLResponse?
-        /// A download's idle timeout, once its head arrived: the deadline gave way to it.
-        var idle: Duration?
-        /// When the last bytes of such a download arrived, in uptime nanoseconds.
-        var lastBytes: UInt64 = 0
-        /// The session, the request of the hop in flight (before its body is attached), and the next hop when
-        /// Courier sends it itself once the redirect response ends (see `URLSessionCall+Redirect.swift`).
-        var session: URLSession?
-        var current: URLRequest?
-        var nextHop: URLRequest?
-        /// The request as sent and its session, kept for a stream that may have to be asked for again (Linux).
-        var sent: (request: URLRequest, session: URLSession)?
-        /// The task whose bytes feed the stream: `nil` while a stream waits for its reader (Linux). Bytes and the
-        /// end of any other task (one cancelled to pause the stream) are dropped.
-        var streamTask: URLSessionDataTask?
-        /// How the stream asks for the rest of its response again; `nil` when it cannot.
-        var resumption: StreamResumption?
-        /// The bytes still to drop from a `200` that answered a resumed stream's range with the whole body.
-        var skip = 0
-    }
+    /// The call's state: one value, moved by the task's events, the deadline clock and cancellation.
+    typealias Machine = URLSessionCallStateMachine<
+        URLSessionDataTask, CheckedContinuation<Outcome, any Error>, ResponseStream.Continuation, FileWriter
+    >
 
     let request: APIRequest
     /// Whether the session reports the body as it arrives (its delegate is ``URLSessionExecutor``'s own);
@@ -70,7 +30,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     private let cookies: CookieJar?
     /// Where the `Cookie` field of each hop comes from when the session leaves it to the executor.
     private let sentCookies: CookieJar?
-    let state = LockedBox(State())
+    let state: LockedBox<Machine>
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
@@ -81,6 +41,37 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         self.reportsEvents = reportsEvents
         self.cookies = cookies
         self.sentCookies = sentCookies
+        self.state = LockedBox(Machine(Self.configuration(of: request)))
+    }
+
+    /// What the state machine knows of `request` from the start.
+    private static func configuration(of request: APIRequest) -> Machine.Configuration {
+        let delivery: Machine.Delivery
+        var idleTimeout: Duration?
+        switch request.responseDelivery.kind {
+        case .memory, .webSocket: delivery = .memory
+        case .file(_, _, let timeout):
+            delivery = .file
+            idleTimeout = timeout
+        case .stream: delivery = .stream
+        }
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            let sendsRepeatedBodyHops = true
+        #else
+            let sendsRepeatedBodyHops = false
+        #endif
+        let body = request.body
+        return Machine.Configuration(
+            method: request.method.rawValue, maxResponseBytes: request.maxResponseBytes, delivery: delivery,
+            reportsProgress: request.progress != nil,
+            body: Machine.Body(isEmpty: body.isEmpty, isInMemory: body.isInMemory, isReplayable: body.isReplayable),
+            sendsRepeatedBodyHops: sendsRepeatedBodyHops, idleTimeout: idleTimeout,
+            now: { DispatchTime.now().uptimeNanoseconds })
+    }
+
+    /// Moves the state machine on with `event`, under the lock, and returns what to perform.
+    func receive(_ event: Machine.Event) -> Machine.Action {
+        state.withLock { $0.receive(event) }
     }
 
     /// Sets the `Cookie` field of `urlRequest`, the first request or a redirect hop of this call, when the executor
@@ -88,11 +79,9 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// with the other credentials) merged with the jar's cookies for the hop's URL (see ``CookieJar``).
     func setCookieField(of urlRequest: inout URLRequest, crossingOrigin: Bool) {
         guard let sentCookies, let url = urlRequest.url else { return }
-        let crossed = state.withLock { state -> Bool in
-            if crossingOrigin { state.crossedOrigin = true }
-            return state.crossedOrigin
-        }
-        let own = crossed ? [] : request.headers.values(for: .cookie)
+        guard case .setCookieField(let ownPairs) = receive(.cookieFieldNeeded(crossingOrigin: crossingOrigin))
+        else { return }
+        let own = ownPairs ? request.headers.values(for: .cookie) : []
         urlRequest.httpShouldHandleCookies = false
         urlRequest.setValue(sentCookies.cookieField(for: url, merging: own), forHTTPHeaderField: "Cookie")
     }
@@ -133,23 +122,17 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if case .stream = request.responseDelivery.kind, request.method == .get { keep = true }
         #endif
-        let started = state.withLock { state -> Bool in
-            guard state.stop == nil else { return false }
-            state.task = task
-            state.continuation = continuation
-            state.session = session
-            state.current = urlRequest
-            if keep { state.sent = (urlRequest, session) }
-            return true
-        }
-        guard started else {
+        switch receive(.started(task, caller: continuation, session: session, request: urlRequest, resumable: keep)) {
+        case .resumeTask(let task):
+            startDeadline()
+            task.resume()
+        case .refuseStart(let task, let caller):
             // Cancelled before the task started: nothing was sent.
             task.cancel()
-            continuation.resume(throwing: error(for: .cancelled))
-            return
+            caller.resume(throwing: error(for: .cancelled))
+        default:
+            break
         }
-        startDeadline()
-        task.resume()
     }
 
     // MARK: - Stopping
@@ -157,7 +140,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     private func startDeadline() {
         DeadlineClock.shared.add(self, timeout: request.timeout)
         // A call stopped in between left the clock before it was added: take it out again.
-        if state.withLock({ $0.finished }) { DeadlineClock.shared.remove(self) }
+        if state.withLock({ $0.isAnswered }) { DeadlineClock.shared.remove(self) }
     }
 
     /// The body could not be read while it was being sent: the call fails with ``APIError/RequestProblem/unreadableBody``.
@@ -171,39 +154,29 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
 
     /// The call's deadline passed, or a download's idle timeout: then the call goes on while bytes came within it.
     func deadlinePassed() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let wait = state.withLock { state -> Duration? in
-            guard let idle = state.idle else { return nil }
-            let quiet = Duration.nanoseconds(Int64(clamping: now &- state.lastBytes))
-            return quiet < idle ? idle - quiet : nil
+        switch receive(.deadlineFired) {
+        case .rearmDeadline(let wait): DeadlineClock.shared.add(self, timeout: wait)
+        case .stop(let stopping): perform(stopping)
+        default: break
         }
-        guard let wait else { return stop(.timedOut) }
-        DeadlineClock.shared.add(self, timeout: wait)
     }
 
     /// Ends the call with `reason` unless it already ended: resumes the caller at once, then cancels the task.
     private func stop(_ reason: ExecutorStop, cancellingTask: Bool = true) {
-        let ended = state.withLock {
-            state -> (URLSessionDataTask?, CheckedContinuation<Outcome, any Error>?, Sink)? in
-            guard !state.finished, state.stop == nil else { return nil }
-            state.stop = reason
-            state.finished = true
-            state.body = Data()
-            defer {
-                state.task = nil
-                state.continuation = nil
-                state.sink = .memory
-            }
-            return (state.task, state.continuation, state.sink)
-        }
-        guard let (task, continuation, sink) = ended else { return }
+        guard case .stop(let stopping) = receive(.stopRequested(reason, cancelsTask: cancellingTask)) else { return }
+        perform(stopping)
+    }
+
+    /// Performs the end of a stopped call: leaves the deadline clock, closes the file, finishes progress, fails
+    /// the caller with the reason's error, then cancels the task.
+    private func perform(_ stopping: Machine.Stopping) {
         DeadlineClock.shared.remove(self)
-        if case .file(let handle, _) = sink { try? handle.close() }
+        try? stopping.file?.close()
         request.progress?.finish()
-        continuation?.resume(throwing: error(for: reason))
+        stopping.caller?.resume(throwing: error(for: stopping.reason))
         // Not from here: a stop may come from inside a task callback, which runs on the queue that
         // `cancel()` waits for (see InlineOperationQueue).
-        guard cancellingTask, let task else { return }
+        guard let task = stopping.task else { return }
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             if StreamUploads.inFlight {
                 StreamUploads.control.run { task.cancel() }
@@ -232,31 +205,19 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// `response` is the completion handler's; without one (the session reports events), the response is the one
     /// whose head was reported, else the task's.
     func complete(data: Data?, response: URLResponse?, task: URLSessionTask? = nil, error: (any Error)?) {
-        if error == nil, let next = takeNextHop() { return send(next) }
-        let ended = state.withLock { state in
-            let sink = state.sink
-            state.sink = .memory
-            let reported = state.response
-            state.response = nil
-            guard !state.finished, let continuation = state.continuation else {
-                return (
-                    CheckedContinuation<Outcome, any Error>?.none, Data(), HTTPURLResponse?.none, sink, reported,
-                    state.received, state.expected
-                )
-            }
-            state.finished = true
-            defer {
-                state.task = nil
-                state.continuation = nil
-                state.body = Data()
-            }
-            return (
-                continuation, data ?? state.body, state.declinedChallenge, sink, reported, state.received,
-                state.expected
-            )
+        switch receive(.taskEnded(task: task, body: data, failed: error != nil)) {
+        case .sendHop(let next, let session): send(next, on: session)
+        case .finish(let finish): self.finish(finish, response: response, task: task, error: error)
+        default: break
         }
-        let (continuation, body, declined, sink, reported, received, expected) = ended
-        let response = response ?? reported ?? task?.response
+    }
+
+    /// Finishes the call as its task ended: answers the caller (when it still waits), ends a stream or a file.
+    private func finish(_ finish: Machine.Finish, response: URLResponse?, task: URLSessionTask?, error: (any Error)?) {
+        let (continuation, body, declined, received, expected) = (
+            finish.caller, finish.body, finish.declined, finish.received, finish.expected
+        )
+        let response = response ?? finish.response ?? task?.response
         let error = Self.lostConnection(error, response: response, received: received, expected: expected)
         // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
         if let cookies, let last = declined ?? (response as? HTTPURLResponse),
@@ -265,9 +226,9 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
             cookies.store(from: last)
         }
         request.progress?.finish()
-        switch sink {
-        case .stream(let stream):
-            stream.finish(throwing: error)
+        switch finish.sink {
+        case .stream(let feed):
+            feed.stream.finish(throwing: error)
             return
         case .file(let handle, let url):
             do {
@@ -337,36 +298,23 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         guard let http = response as? HTTPURLResponse else { return completionHandler(.allow) }
         cookies?.store(from: http)
         request.recorder?.record(.responseHeadReceived, statusCode: http.statusCode)
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            if let disposition = continueStream(dataTask, response: http) { return completionHandler(disposition) }
-        #endif
-        let progress = request.progress != nil
-        let length = progress ? Self.declaredLength(of: http) : nil
-        state.withLock { state in
-            state.response = http
-            if progress { state.expected = length }
-        }
-        if (200..<300).contains(http.statusCode) {
-            switch request.responseDelivery.kind {
-            case .memory, .webSocket: break
-            case .file(let url, let offset, _):
-                return completionHandler(
-                    startFile(url, resumingAt: offset, response: http, length: Self.declaredLength(of: http)))
-            case .stream:
-                startStream(dataTask, response: http, length: Self.declaredLength(of: http))
-                return completionHandler(.allow)
-            }
-        }
-        // A declared length over the limit fails at once; a HEAD answer, a 204 and a 304 declare a length
-        // without a body. (The length is looked up only when it matters: finding a header costs more than the
-        // rest of this callback.)
-        let bodiless = request.method == .head || http.statusCode == 204 || http.statusCode == 304
-        if http.expectedContentLength > request.maxResponseBytes, !bodiless,
-            let length = Self.declaredLength(of: http), length > request.maxResponseBytes
-        {
-            stop(.responseTooLarge)
-            completionHandler(.cancel)
-            return
+        switch receive(.headReceived(http, task: dataTask)) {
+        case .openFile:
+            guard case .file(let url, let offset, _) = request.responseDelivery.kind else { break }
+            return completionHandler(
+                startFile(url, resumingAt: offset, response: http, length: Self.declaredLength(of: http)))
+        case .openStream:
+            startStream(dataTask, response: http, length: Self.declaredLength(of: http))
+        case .refuseBody(let stopping):
+            if let stopping { perform(stopping) }
+            return completionHandler(.cancel)
+        case .failStream(let stream, let received):
+            // The response to a paused stream's request does not continue it (Linux).
+            let problem = "a \(http.statusCode) response that does not continue the stream at \(received) bytes"
+            stream.finish(throwing: transportFailure(DownloadProblem(description: problem)))
+            return completionHandler(.cancel)
+        default:
+            break
         }
         completionHandler(.allow)
     }
@@ -374,9 +322,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// The length of the decoded body that `response` declares: its `Content-Length`, unless a content encoding
     /// makes that the length of the encoded body.
     private static func declaredLength(of response: HTTPURLResponse) -> Int64? {
-        guard response.expectedContentLength >= 0 else { return nil }
-        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
-        return encoding == nil || encoding == "identity" ? response.expectedContentLength : nil
+        Machine.declaredLength(of: response)
     }
 
     /// Opens the file of a download: appends after `offset` bytes for a `206` that continues them, else starts
@@ -406,18 +352,10 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
                     statusCode: response.statusCode, headers: HTTPHeaders(response), url: response.url, request: request
                 ))
             let expected = length.map { $0 + start }
-            let idle = request.responseDelivery.idleTimeout
-            state.withLock { state in
-                state.sink = .file(handle, url)
-                state.received = Int(start)
-                state.expected = expected
-                if let idle {
-                    state.idle = idle
-                    state.lastBytes = DispatchTime.now().uptimeNanoseconds
-                }
-            }
             // With an idle timeout the head ends the deadline; the idle timeout takes over.
-            if let idle { DeadlineClock.shared.add(self, timeout: idle) }
+            if case .armIdleTimeout(let idle) = receive(.fileOpened(handle, url, start: start, expected: expected)) {
+                DeadlineClock.shared.add(self, timeout: idle)
+            }
             request.progress?.reportReceived(start, expected: expected)
             return .allow
         } catch {
@@ -429,81 +367,38 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// Hands the response over with its body as a stream; the deadline ends here, the idle timeout takes over.
     private func startStream(_ task: URLSessionDataTask, response: HTTPURLResponse, length: Int64?) {
         let (stream, continuation) = ResponseStream.makeStream(for: request) {
-            // The task feeding the stream now (none while a paused stream waits for its reader).
-            let current = self.state.withLock { state in
-                // Nothing feeds the stream any more (this also lets the call go: the sink holds the stream).
-                defer {
-                    state.streamTask = nil
-                    state.sink = .memory
-                }
-                return state.streamTask
-            }
-            DispatchQueue.global().async { current?.cancel() }
+            // Nothing feeds the stream any more: cancel the task feeding it now (none while a paused stream waits
+            // for its reader).
+            guard case .cancelTask(let current?) = self.receive(.streamTerminated) else { return }
+            DispatchQueue.global().async { current.cancel() }
         }
-        let caller = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
-            guard !state.finished else { return nil }
-            state.finished = true
-            state.sink = .stream(continuation)
-            state.streamTask = task
-            if let sent = state.sent {
-                state.resumption = StreamResumption(response: response, length: length, sent: sent)
-            }
-            state.sent = nil
-            state.expected = length
-            defer {
-                state.continuation = nil
-                state.task = nil
-            }
-            return state.continuation
-        }
-        guard let caller else { return }
+        let handOver = receive(.streamOpened(continuation, task: task, response: response, length: length))
+        guard case .handOverStream(let caller) = handOver else { return }
         DeadlineClock.shared.remove(self)
         caller.resume(returning: (.stream(stream), response))
     }
 
     /// Bytes of `dataTask`'s response body arrived.
     func received(_ data: Data, from dataTask: URLSessionDataTask) {
-        let limit = request.maxResponseBytes
-        var data = data
-        let (sink, tooLarge, received, expected) = state.withLock { state -> (Sink?, Bool, Int, Int64?) in
-            if case .stream = state.sink {
-                // A task cancelled to pause the stream may still report bytes: they are asked for again.
-                guard state.streamTask === dataTask else { return (nil, false, -1, nil) }
-                if state.skip > 0 {
-                    let dropped = min(state.skip, data.count)
-                    state.skip -= dropped
-                    data = data.dropFirst(dropped)
-                    if data.isEmpty { return (nil, false, -1, nil) }
-                }
-            }
-            state.received += data.count
-            switch state.sink {
-            case .file, .stream:
-                if state.idle != nil { state.lastBytes = DispatchTime.now().uptimeNanoseconds }
-                return (state.sink, false, state.received, state.expected)
-            case .memory:
-                guard !state.finished else { return (nil, false, -1, nil) }
-                if state.received > limit { return (nil, true, 0, nil) }
-                if state.body.isEmpty {
-                    state.body = data
-                } else {
-                    state.body.append(data)
-                }
-                return (nil, false, state.received, state.expected)
-            }
+        let (bytes, target): (Data, Machine.Target)
+        switch receive(.dataReceived(data, task: dataTask)) {
+        case .deliver(let delivered, let to, let received, let expected):
+            (bytes, target) = (delivered, to)
+            request.progress?.reportReceived(Int64(received), expected: expected)
+        case .stop(let stopping):
+            return perform(stopping)
+        default:
+            return
         }
-        if tooLarge { return stop(.responseTooLarge) }
-        guard received >= 0 else { return }
-        request.progress?.reportReceived(Int64(received), expected: expected)
-        switch sink {
-        case .file(let handle, _)?:
+        switch target {
+        case .file(let handle):
             do {
-                try handle.write(contentsOf: data)
+                try handle.write(contentsOf: bytes)
             } catch {
                 stop(.failed(transportFailure(error)))
             }
-        case .stream(let stream)?:
-            let underWindow = stream.yield(data)
+        case .stream(let stream):
+            let underWindow = stream.yield(bytes)
             #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
                 // FoundationNetworking cannot pause a transfer (suspending a running task takes its handle off
                 // libcurl, and resuming starts it again; blocking this callback blocks every session): a response
@@ -522,7 +417,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
                     stream.whenDrained { [flow] in flow.async { dataTask.resume() } }
                 }
             #endif
-        case .memory?, nil:
+        case .memory:
             break
         }
     }
@@ -553,13 +448,8 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         _ task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let (number, resuming) = state.withLock { state -> (Int, Bool) in
-            state.redirects += 1
-            guard case .stream = state.sink else { return (state.redirects, false) }
-            return (state.redirects, true)
-        }
         // A stream asked for again (Linux) continues from its own URL or fails: the redirect is its response.
-        if resuming { return completionHandler(nil) }
+        guard case .decideRedirect(let number) = receive(.redirectReceived) else { return completionHandler(nil) }
         guard let from = response.url ?? task.currentRequest?.url, let to = newRequest.url else {
             completionHandler(nil)
             return
@@ -567,33 +457,28 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         cookies?.store(from: response)
         let headers = HTTPHeaders(response)
         let hop = RedirectHop(statusCode: response.statusCode, headers: headers, from: from, to: to, number: number)
-        switch request.redirectPolicy.decision(for: hop) {
-        case .follow where Self.repeatsBody(hop) && !request.body.isReplayable:
-            // A 307/308 sends the body again, and this one cannot be: the redirect is the response.
-            completionHandler(nil)
-        case .follow where Self.repeatsBody(hop) && sendsHopItself():
-            // Courier sends the next hop itself when this response ends (see takeOver(to:crossOrigin:)).
+        let decision = request.redirectPolicy.decision(for: hop)
+        switch receive(.redirectDecided(decision, repeatsBody: Self.repeatsBody(hop))) {
+        case .takeOverRedirect(let current):
+            // Courier sends the next hop itself when this response ends (see takeOver(_:to:crossOrigin:)).
             request.recordRedirect(hop)
-            takeOver(to: to, crossOrigin: hop.isCrossOrigin)
+            takeOver(current, to: to, crossOrigin: hop.isCrossOrigin)
             completionHandler(nil)
-        case .follow:
+        case .followRedirect:
             request.recordRedirect(hop)
             var next = newRequest
             if hop.isCrossOrigin { removeCredentials(from: &next) }
             setCookieField(of: &next, crossingOrigin: hop.isCrossOrigin)
-            state.withLock { state in
-                // A redirect's own body is not part of the response.
-                state.body = Data()
-                state.received = 0
-                state.current = next
-            }
+            _ = receive(.redirectFollowed(next))
             completionHandler(next)
-        case .stop:
-            completionHandler(nil)
-        case .fail(let refusal):
+        case .refuseRedirect(let refusal):
             let redirect = APIResponse(statusCode: response.statusCode, headers: headers, url: from, request: request)
             // The task finishes on its own with the redirect response, which nobody waits for any more.
             stop(.redirectRefused(refusal, response: redirect), cancellingTask: false)
+            completionHandler(nil)
+        default:
+            // Not followed (the policy stopped, or a 307/308 would send a one-shot body again): the redirect is
+            // the response.
             completionHandler(nil)
         }
     }
@@ -602,7 +487,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// redirect, an authentication challenge): a replayable body is read again from its start; a one-shot stream
     /// gets none.
     func newBodyStream(_ completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        guard request.body.isReplayable, !request.body.isInMemory else { return completionHandler(nil) }
+        guard case .provideBodyStream(true) = receive(.bodyStreamRequested) else { return completionHandler(nil) }
         completionHandler(
             Self.inputStream(reading: BodyReader(request.body)) { [weak self] error in self?.bodyFailed(error) })
     }
@@ -633,7 +518,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
             // Courier sends credentials as headers (configuration, endpoint, plugins), so the 401 itself is the
             // answer. Declining cancels the task; its completion then reports the 401.
             let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse
-            state.withLock { $0.declinedChallenge = response }
+            _ = receive(.challengeDeclined(response))
             // Declining cancels the task, which waits for the queue this callback may run on: answer from another.
             DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
@@ -646,12 +531,7 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     func completed(_ task: URLSessionTask, error: (any Error)?) {
         // With a completion handler, the handler reports the end (with the body).
         guard reportsEvents else { return }
-        // The end of a task cancelled to pause a stream is not the stream's.
-        let stale = state.withLock { state -> Bool in
-            guard case .stream = state.sink else { return false }
-            return state.streamTask !== task
-        }
-        if stale { return }
+        // The end of a task cancelled to pause a stream is not the stream's: the state machine ignores it.
         complete(data: nil, response: nil, task: task, error: error)
     }
 }
