@@ -31,7 +31,7 @@ struct WebSocketCloseHandshakeTests {
             for try await message in socket { texts.append(message.text ?? "") }
             return (texts, nil)
         } catch {
-            return (texts, error as? APIError)
+            return (texts, error)
         }
     }
 
