@@ -69,7 +69,7 @@ struct WebSocketFaultTests {
                 for try await _ in socket {}
                 Issue.record("the loop ended without an error")
             } catch {
-                #expect((error as? APIError)?.reason.transportProblem == .responseTooLarge, "\(query): \(error)")
+                #expect(error.reason.transportProblem == .responseTooLarge, "\(query): \(error)")
             }
             #expect(!socket.isOpen)
         }
@@ -114,7 +114,7 @@ struct WebSocketFaultTests {
             for try await _ in again {}
             Issue.record("the loop ended without an error")
         } catch {
-            #expect((error as? APIError)?.reason.transportProblem == .connectionLost)
+            #expect(error.reason.transportProblem == .connectionLost)
         }
     }
 
@@ -127,7 +127,7 @@ struct WebSocketFaultTests {
             for try await _ in socket {}
             Issue.record("the loop ended without an error")
         } catch {
-            #expect((error as? APIError)?.reason.transportProblem == .timedOut)
+            #expect(error.reason.transportProblem == .timedOut)
         }
         // Twice the interval, and the second of waiting for the close: a generous hard limit.
         #expect(ContinuousClock.now - start < .seconds(10))
