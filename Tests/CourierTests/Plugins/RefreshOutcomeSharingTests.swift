@@ -183,9 +183,13 @@ import Testing
         switch result {
         case .success(let body): "200 \(body)"
         case .failure(let error):
-            if let denied = error.underlyingError as? RefreshDenied { "denied by refresh \(denied.number)" }
-            else if let unplanned = error.underlyingError as? UnplannedRefresh { "unplanned refresh \(unplanned.number)" }
-            else { "\(error.reason)" }
+            if let denied = error.underlyingError as? RefreshDenied {
+                "denied by refresh \(denied.number)"
+            } else if let unplanned = error.underlyingError as? UnplannedRefresh {
+                "unplanned refresh \(unplanned.number)"
+            } else {
+                "\(error.reason)"
+            }
         }
     }
 
@@ -229,7 +233,9 @@ import Testing
         #expect([Self.summary(aResult), Self.summary(bResult)] == expected)
     }
 
-    @Test("A call sent after a refresh ended starts a new refresh when its token is rejected", arguments: Outcome.allCases)
+    @Test(
+        "A call sent after a refresh ended starts a new refresh when its token is rejected", arguments: Outcome.allCases
+    )
     func aCallSentAfterARefreshEndedStartsANewOne(_ outcome: Outcome) async throws {
         // GIVEN refresh 1, started by A's 401, has ended
         let board = Switchboard(plannedRefreshes: 2)
