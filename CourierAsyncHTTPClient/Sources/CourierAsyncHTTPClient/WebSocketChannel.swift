@@ -122,8 +122,6 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
                 }
             context.fireErrorCaught(error)
             context.close(promise: nil)
-        case .read:
-            context.read()
         }
     }
 

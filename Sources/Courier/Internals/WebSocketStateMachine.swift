@@ -21,9 +21,9 @@ extension Data: WebSocketPayload {
 /// The wire state of one open WebSocket (RFC 6455), after its handshake: a value changed only by events (a frame
 /// arrived, the reader asks for more, a ping or a close is requested, the connection ended), each returning the
 /// action the transport performs (deliver a message, write a frame, answer the peer's close, fail the reader,
-/// close the connection, read from the socket). It knows no sockets, timers or locks: `AsyncHTTPClientExecutor`'s
-/// frame handler feeds it the frames it decodes, and `URLSessionExecutor`'s task transport the messages and the
-/// close its task reads.
+/// close the connection); whether to read past the reader's demand is a question of its own. It knows no sockets,
+/// timers or locks: `AsyncHTTPClientExecutor`'s frame handler feeds it the frames it decodes, and
+/// `URLSessionExecutor`'s task transport the messages and the close its task reads.
 ///
 /// ```
 ///            ping, pong, data ─┐                      peer's close: answer it, hand it to the reader
@@ -117,8 +117,6 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         case peerClosed
         /// Writes `close` (when there is one to send), fails the reader with `violation` and closes the connection.
         case fail(Violation, close: Outbound?)
-        /// Reads from the socket.
-        case read
     }
 
     /// What the transport does for a close requested by the connection.

@@ -12,7 +12,7 @@ struct WebSocketStateMachineTests {
     /// What an action did, comparable: the frames written and what reached the reader.
     enum Effect: Equatable {
         case none, deliver(Machine.MessageKind, Data), pong(Data), ping, close(code: Int?), completePings
-        case answer(code: Int?, delivered: WebSocketClose), peerClosed, fail(Machine.Violation, closeCode: Int?), read
+        case answer(code: Int?, delivered: WebSocketClose), peerClosed, fail(Machine.Violation, closeCode: Int?)
 
         init(_ action: Machine.Action) {
             switch action {
@@ -27,7 +27,6 @@ struct WebSocketStateMachineTests {
             case .peerClosed: self = .peerClosed
             case .fail(let violation, .some(.close(let code, _))): self = .fail(violation, closeCode: code)
             case .fail(let violation, _): self = .fail(violation, closeCode: nil)
-            case .read: self = .read
             }
         }
     }
