@@ -1,0 +1,28 @@
+/// An observer told only when each call starts and when it ends, with what metrics need (how long it took, its
+/// status, its failure, the sizes): a call whose configuration has only such observers records no timeline (no
+/// event, no copy of its request), so observing it costs a few thousand instructions where a timeline costs tens of
+/// thousands. Register it in ``APIConfiguration/observers`` like any observer; ``CallObserver/observe(_:in:)`` is
+/// then never called by the pipeline (it stays for a caller that replays a timeline).
+@_spi(CourierInternals)
+public protocol CallOutcomeObserver: CallObserver {
+    /// A call with `request` (as its call form built it, before the plugins) starts; what this returns (the
+    /// observer's state for the call, looked up once) is handed back to ``callEnded(_:outcome:context:)``.
+    func callStarted(_ request: APIRequest) -> (any AnyObject & Sendable)?
+    /// The call with `request` (the one ``callStarted(_:)`` saw) ended as `outcome` says; `context` is what
+    /// ``callStarted(_:)`` returned.
+    func callEnded(_ request: APIRequest, outcome: CallOutcome, context: (any AnyObject & Sendable)?)
+}
+
+/// How a call ended, for a ``CallOutcomeObserver``.
+@_spi(CourierInternals)
+public struct CallOutcome: Sendable {
+    /// From the start of building the request to the end of the call (decoding included; a stream's call ends
+    /// when its stream opens).
+    public let duration: Duration
+    /// The status of the response the call ended with, if one arrived.
+    public let statusCode: Int?
+    /// Why the call failed; `nil` when it succeeded.
+    public let failure: APIError.Reason?
+    /// The bytes of the response body the call ended with, for a body in memory.
+    public let responseBytes: Int?
+}
