@@ -98,7 +98,7 @@ Routes (any method; parameters in the query string):
     /ws/echo?fragment=N        echoes each message with its type (in frames of N bytes), echoes the close
     /ws/headers                sends the handshake's {"headers", "path", "query"} as JSON text, then echoes
     /ws/close?code=C&reason=R&after=N&key=K
-                               after N echoed messages sends close C (reason R), waits 2 s for the client's;
+                               after N echoed messages sends close C (reason R), waits 10 s for the client's;
                                /count-stats?key=ws-close:K lists the codes of the client's closes ("closes",
                                1006 for none)
     /ws/drop?after=N           after N echoed messages closes the TCP connection: no close frame
@@ -786,7 +786,9 @@ def route_websocket(conn, path, query, headers):
         code = number(query, "code", 1000, minimum=1000, maximum=4999)
         reason = (query.get("reason") or [""])[0]
         socket_.echo(limit=number(query, "after", 0, maximum=1000))
-        answer = socket_.close(code, reason)
+        # 10 s: the client reads the close only when its reader asks for the next message, and a test's reader
+        # may wait its turn on a loaded machine.
+        answer = socket_.close(code, reason, wait=10.0)
         key = (query.get("key") or [None])[0]
         if key is not None:
             with COUNTS_LOCK:
