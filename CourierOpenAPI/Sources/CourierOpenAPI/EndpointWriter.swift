@@ -524,6 +524,10 @@ struct EndpointWriter {
             case ("label", true): expression = Self.quoted(".", "\(list).joined(separator: \".\")")
             default: expression = Self.quoted(prefix, "\(list).joined(separator: \",\")")
             }
+            // No member present: the object is undefined and expands to nothing, its prefix included (RFC 6570).
+            if !prefix.isEmpty, !(style == "matrix" && explode) {
+                expression = "\(list).isEmpty ? \"\" : \(expression)"
+            }
         } else {
             return nil
         }

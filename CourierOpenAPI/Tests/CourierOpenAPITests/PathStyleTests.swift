@@ -68,4 +68,32 @@ import Testing
         // Lines joined: a long entry is broken where swift-format breaks it.
         #expect(book.replacing(/\n */, with: " ").contains(test.entry), "\(book)")
     }
+
+    /// An object whose members may all be absent: with none present it is undefined too, and label and matrix
+    /// style write nothing for it (exploded matrix joins no `;name=value` pairs as it is).
+    @Test(arguments: [("label", false, true), ("label", true, true), ("matrix", false, true), ("matrix", true, false)])
+    func anObjectWithNoMemberExpandsToNothing(style: String, explode: Bool, guarded: Bool) throws {
+        let description = try Support.description(
+            yaml: """
+                openapi: 3.0.3
+                info: { title: T, version: "1" }
+                paths:
+                  /reports/range{window}:
+                    get:
+                      operationId: report
+                      parameters:
+                        - name: window
+                          in: path
+                          required: true
+                          style: \(style)
+                          explode: \(explode)
+                          schema: { type: object, properties: { from: { type: integer }, to: { type: integer } } }
+                      responses: { "204": { description: ok } }
+                """)
+        let book = try #require(Generator(description: description).files()["TAPI.swift"])
+        let joined = book.replacing(/\n */, with: " ")
+        let list = #"[$0.from.map { "from"#
+        #expect(joined.contains(list), "\(book)")
+        #expect(joined.contains(#".compactMap { $0 }.isEmpty ? "" : "#) == guarded, "\(book)")
+    }
 }

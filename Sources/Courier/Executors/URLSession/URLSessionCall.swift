@@ -214,18 +214,17 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
 
     /// Finishes the call as its task ended: answers the caller (when it still waits), ends a stream or a file.
     private func finish(_ finish: Machine.Finish, response: URLResponse?, task: URLSessionTask?, error: (any Error)?) {
-        let (continuation, body, declined, received, expected) = (
-            finish.caller, finish.body, finish.declined, finish.received, finish.expected
-        )
         let response = response ?? finish.response ?? task?.response
-        let error = Self.lostConnection(error, response: response, received: received, expected: expected)
+        let error = Self.lostConnection(
+            error, response: response, received: finish.received, expected: finish.expected)
         // A redirect that was not followed and a declined 401 reach no earlier callback that stores their cookies.
-        if let cookies, let last = declined ?? (response as? HTTPURLResponse),
-            declined != nil || (300..<400).contains(last.statusCode)
+        if let cookies, let last = finish.declined ?? (response as? HTTPURLResponse),
+            finish.declined != nil || (300..<400).contains(last.statusCode)
         {
             cookies.store(from: last)
         }
         request.progress?.finish()
+        let result: Result<Outcome, any Error>
         switch finish.sink {
         case .stream(let feed):
             feed.stream.finish(throwing: error)
@@ -233,24 +232,20 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         case .file(let handle, let url):
             do {
                 try handle.close()
+                result = outcome(body: Data(), response: response, error: error, declined: nil).map {
+                    (.file(url), $0.1)
+                }
             } catch {
-                guard let continuation else { return }
-                DeadlineClock.shared.remove(self)
-                continuation.resume(throwing: APIError.wrapping(error, request: request))
-                return
+                result = .failure(APIError.wrapping(error, request: request))
             }
-            guard let continuation else { return }
-            DeadlineClock.shared.remove(self)
-            continuation.resume(
-                with: outcome(body: Data(), response: response, error: error, declined: nil).map { (.file(url), $0.1) })
         case .memory:
-            guard let continuation else { return }
-            DeadlineClock.shared.remove(self)
-            continuation.resume(
-                with: outcome(body: body, response: response, error: error, declined: declined).map {
-                    (.data($0.0), $0.1)
-                })
+            result = outcome(body: finish.body, response: response, error: error, declined: finish.declined).map {
+                (.data($0.0), $0.1)
+            }
         }
+        guard let continuation = finish.caller else { return }
+        DeadlineClock.shared.remove(self)
+        continuation.resume(with: result)
     }
 
     /// A transfer that failed before its body reached the declared length lost its connection, whatever the
