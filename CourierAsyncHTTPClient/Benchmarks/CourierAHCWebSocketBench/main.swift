@@ -3,7 +3,7 @@
 // and an NIOAsyncChannel of frames, written without Courier), both against one SwiftNIO echo server in this process
 // (on an event loop of its own), over loopback. Run by `Benchmarks/scripts/bench-ahc-websockets` (release build):
 //
-//     CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N]
+//     CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N] [--only courier|raw]
 //
 // At concurrency 1 a block is `trips` sequential round trips (send a 64-byte text message, read its echo) on one
 // socket; at concurrency 32, 32 sockets each make `trips-per-socket` round trips at once. The sockets are opened
@@ -29,10 +29,18 @@ var rounds = 21
 var warmup = 3
 var trips = 2_000
 var tripsPerSocket = 200
+/// `--only courier` or `--only raw` runs one side's blocks alone (for an instruction count of each, under callgrind).
+var only: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
+    if argument == "--only", let side = arguments.popFirst(), ["courier", "raw"].contains(side) {
+        only = side
+        continue
+    }
     guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
-        print("usage: CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N]")
+        print(
+            "usage: CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N] "
+                + "[--only courier|raw]")
         exit(2)
     }
     switch argument {
@@ -258,7 +266,12 @@ for concurrency in [1, 32] {
     for round in 0..<(warmup + rounds) {
         let courierTime: Duration
         let rawTime: Duration
-        if round % 2 == 0 {
+        if let only {
+            let time =
+                try await only == "raw"
+                ? block(raw, concurrency: concurrency) : block(courier, concurrency: concurrency)
+            (courierTime, rawTime) = (time, time)
+        } else if round % 2 == 0 {
             courierTime = try await block(courier, concurrency: concurrency)
             rawTime = try await block(raw, concurrency: concurrency)
         } else {
