@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Benchmarks for Courier, in a package of their own so that the library's manifest stays dependency-free.
 // Run them with `scripts/bench` from the repository root (it also starts the local nginx they need).
 import PackageDescription

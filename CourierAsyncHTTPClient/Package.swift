@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // The server-side executor for Courier: AsyncHTTPClientExecutor (swift-server/async-http-client, SwiftNIO). It
 // re-exports CourierObservability (`.swiftLog(logger)`, `.tracing()`, `.metrics()`), a package without SwiftNIO so
 // that apps need none for them. A package of its own so that the library's manifest stays dependency-free.

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Combine publishers for Courier calls, in a package of their own so that the library's manifest stays
 // dependency-free. On Apple platforms they use Combine; on Linux, OpenCombine (a Linux-only dependency).
 // Test it with `scripts/test-combine` from the repository root (it also starts the local httpbin).

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // CourierOpenAPI: imports an OpenAPI (3.0, 3.1 or Swagger 2.0) description into an editable Courier address
 // book, checks a book for drift against the description, and validates live traffic against it (a plugin).
 // A package of its own so that the library's manifest stays dependency-free.

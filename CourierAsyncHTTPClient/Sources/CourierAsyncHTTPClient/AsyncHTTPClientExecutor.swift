@@ -49,6 +49,10 @@ import Tracing
 /// the cookies set for that origin. Pass a storage of your own, or `nil` for no cookies at all (a server calling a
 /// service for many users should not share one jar between them).
 ///
+/// **What the module brings.** `import CourierAsyncHTTPClient` also imports CourierObservability (`.metrics()`,
+/// `.tracing()`, `.swiftLog(_:)`, `HARRecorder`), a package without SwiftNIO; the re-export is part of the 1.x API
+/// (VERSIONING.md says why it stays). Courier itself is imported on its own.
+///
 /// Transfers (``supportedTransfers``): `$endpoint.stream(with:)` hands the body over as it arrives, paced by
 /// the reader (AsyncHTTPClient stops reading from the socket while the stream's window is full), with the
 /// timeout bounding the wait for the head and the idle timeout after it; `$endpoint.download(with:to:)`
