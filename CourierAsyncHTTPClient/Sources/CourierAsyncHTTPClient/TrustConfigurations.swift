@@ -34,7 +34,9 @@ struct TrustConfigurations: Sendable {
 
     /// The TLS configuration of a request to `url` (`nil`: the client's own), checked for `request`'s path: an
     /// HTTP request (the default) cannot check public-key pins, a WebSocket handshake can.
-    func configuration(for url: URL, of request: APIRequest, webSocket: Bool = false) throws(APIError)
+    func configuration(
+        for url: URL, of request: APIRequest, webSocket: Bool = false
+    ) throws(APIError)
         -> TLSConfiguration?
     {
         guard !trust.isSystem, let host = url.host, let index = trust.ruleIndex(for: host) else { return nil }

@@ -11,7 +11,8 @@ import Testing
 /// `URLSessionExecutor` does with it on Linux.
 @Suite struct TLSTrustTests {
     /// A private key and a password with `SECRET` planted in them (the scan's marker, as in `SecretScanTests`).
-    static let key = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-key-SECRET\n-----END PRIVATE KEY-----\n"
+    static let key =
+        "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-key-SECRET\n-----END PRIVATE KEY-----\n"
     static let password = "p12-password-SECRET"
     static let archive = Data("pkcs12-archive-SECRET".utf8)
     static let certificate = TLSCertificate(der: Data([0x30, 0x03, 0x02, 0x01, 0x01]))
@@ -47,7 +48,8 @@ import Testing
             #expect(SecretScanTests.leaks(in: text).isEmpty, "\(text)")
             #expect(!text.contains("BEGIN PRIVATE KEY"), "\(text)")
         }
-        #expect("\(Self.trust)".contains("api.example.com: 1 root, 2 pins, client identity (PEM, 1 certificate, key ***)"))
+        #expect(
+            "\(Self.trust)".contains("api.example.com: 1 root, 2 pins, client identity (PEM, 1 certificate, key ***)"))
     }
 
     @Test(
@@ -84,7 +86,8 @@ import Testing
     }
 
     #if canImport(FoundationNetworking)
-        @Test("On Linux, URLSessionExecutor with a trust refuses every call before any I/O, naming the executor that can")
+        @Test(
+            "On Linux, URLSessionExecutor with a trust refuses every call before any I/O, naming the executor that can")
         func linuxRefuses() async throws {
             let executor = URLSessionExecutor(configuration: .ephemeral, trust: Self.trust)
             // Nothing listens on port 9 of a documentation address: a call that reached the network would fail

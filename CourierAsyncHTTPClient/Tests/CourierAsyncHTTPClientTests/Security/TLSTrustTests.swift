@@ -141,7 +141,9 @@ struct TLSTrustTests {
         case pem, pkcs12, none
     }
 
-    @Test("mTLS: the client certificate (PEM or PKCS#12) is presented; without one the handshake fails", arguments: Identity.allCases)
+    @Test(
+        "mTLS: the client certificate (PEM or PKCS#12) is presented; without one the handshake fails",
+        arguments: Identity.allCases)
     func mutualTLS(identity: Identity) async throws {
         let server = try Server()
         let path = Self.path("mtls")
@@ -210,7 +212,9 @@ struct TLSTrustTests {
         case certificate, publicKey, wrongPublicKey
     }
 
-    @Test("wss with a pin: a certificate or public-key pin opens the socket, a wrong one sends no upgrade", arguments: SocketPin.allCases)
+    @Test(
+        "wss with a pin: a certificate or public-key pin opens the socket, a wrong one sends no upgrade",
+        arguments: SocketPin.allCases)
     func webSocketWithPin(_ kind: SocketPin) async throws {
         let server = try Server()
         let ca = try server.certificate("ca.pem")
@@ -222,7 +226,8 @@ struct TLSTrustTests {
         }
         let trust = TLSTrust([TLSTrust.Host("127.0.0.1", roots: [ca], pins: [pin])])
         let configuration = APIConfiguration(
-            baseURL: try server.url("MAIN", scheme: "wss"), executor: AsyncHTTPClientExecutor(trust: trust, cookies: nil))
+            baseURL: try server.url("MAIN", scheme: "wss"),
+            executor: AsyncHTTPClientExecutor(trust: trust, cookies: nil))
         let path = "/ws" + Self.path("echo")
         do {
             let socket = try await WebSocket<Void>(path).connect(using: configuration)

@@ -160,7 +160,8 @@ extension URLSessionExecutor {
             // The type identifier was checked above.
             let secIdentity = unsafeBitCast(value, to: SecIdentity.self)
             let chain = (first[kSecImportItemCertChain as String] as? [SecCertificate]) ?? []
-            return URLCredential(identity: secIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession)
+            return URLCredential(
+                identity: secIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession)
         }
     }
 #elseif COURIER_APPLE_PATHS
