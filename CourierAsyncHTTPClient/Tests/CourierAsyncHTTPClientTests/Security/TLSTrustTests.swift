@@ -246,4 +246,53 @@ struct TLSTrustTests {
             #expect(try await server.count(path) == 0)
         }
     }
+
+    @Test("A key that cannot be read fails the call before any I/O, as a TLS failure")
+    func unreadableKey() async throws {
+        let server = try Server()
+        let path = Self.path("bad-key")
+        let identity = TLSClientIdentity(
+            certificateChain: [try server.certificate("client.pem")],
+            privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let trust = TLSTrust([
+            TLSTrust.Host("127.0.0.1", roots: [try server.certificate("ca.pem")], clientIdentity: identity)
+        ])
+        let result = await Self.call(path, on: try server.url("MTLS"), trust: trust)
+        #expect(Self.reason(result) == .transport(.secureConnectionFailed), "\(result)")
+        #expect(try await server.count(path) == 0)
+    }
+
+    @Test("No printable surface of an executor, its configuration or a call's error shows the client's private key")
+    func keyNeverPrinted() async throws {
+        let server = try Server()
+        let key = try server.text("client.key")
+        // The key's base64 lines: none may appear anywhere.
+        let secrets = key.split(separator: "\n").filter { !$0.hasPrefix("-----") && $0.count > 16 }.map(String.init)
+        try #require(!secrets.isEmpty)
+        let identity = TLSClientIdentity(certificateChain: [try server.certificate("client.pem")], privateKeyPEM: key)
+        // A rule the server's chain fails (a pin of another CA), so that the call's error is printed too.
+        let trust = TLSTrust([
+            TLSTrust.Host(
+                "127.0.0.1", pins: [.certificate(try server.certificate("other-ca.pem"))], clientIdentity: identity)
+        ])
+        let executor = AsyncHTTPClientExecutor(trust: trust, cookies: nil)
+        let configuration = APIConfiguration(baseURL: try server.url("MTLS"), executor: executor)
+        var texts: [String] = []
+        do {
+            _ = try await GET<Void>(Self.path("printed")).request(using: configuration) as String
+        } catch {
+            texts += ["\(error)", String(reflecting: error), error.debugDetails()]
+        }
+        for value in [executor as Any, configuration, trust, identity] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            texts += ["\(value)", String(reflecting: value), dumped]
+        }
+        for text in texts {
+            for secret in secrets {
+                #expect(!text.contains(secret), "the key leaks in: \(text)")
+            }
+            #expect(!text.contains("BEGIN PRIVATE KEY"))
+        }
+    }
 }

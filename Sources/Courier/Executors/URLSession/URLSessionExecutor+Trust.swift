@@ -108,13 +108,17 @@ extension URLSessionExecutor {
 #if canImport(Security)
     extension TrustChallenge {
         /// The credential that accepts the server of `challenge`, `nil` when `rule` refuses it: the chain must
-        /// verify for the host against the rule's roots (and the system's when it says so), and contain a pin.
+        /// verify for the host against the rule's roots and pinned certificates (and the system's roots when the rule
+        /// says so), and contain a pin.
         static func serverCredential(_ challenge: URLAuthenticationChallenge, rule: TLSTrust.Host) -> URLCredential? {
             guard let serverTrust = challenge.protectionSpace.serverTrust else { return nil }
             SecTrustSetPolicies(serverTrust, SecPolicyCreateSSL(true, challenge.protectionSpace.host as CFString))
-            if !rule.roots.isEmpty {
-                let anchors = rule.roots.compactMap { SecCertificateCreateWithData(nil, $0.der as CFData) }
-                guard anchors.count == rule.roots.count,
+            // A pinned certificate anchors a chain too, as on AsyncHTTPClientExecutor: a private authority can be
+            // pinned without being listed twice.
+            let anchored = rule.roots + rule.pins.filter { $0.kind == .certificate }.map(\.certificate)
+            if !anchored.isEmpty {
+                let anchors = anchored.compactMap { SecCertificateCreateWithData(nil, $0.der as CFData) }
+                guard anchors.count == anchored.count,
                     SecTrustSetAnchorCertificates(serverTrust, anchors as CFArray) == errSecSuccess,
                     SecTrustSetAnchorCertificatesOnly(serverTrust, !rule.includesSystemRoots) == errSecSuccess
                 else { return nil }
@@ -154,7 +158,7 @@ extension URLSessionExecutor {
             let options = [kSecImportExportPassphrase as String: password] as CFDictionary
             guard SecPKCS12Import(archive as CFData, options, &items) == errSecSuccess,
                 let first = (items as? [[String: Any]])?.first,
-                let value = first[kSecImportItemIdentity as String] as CFTypeRef?,
+                let value = first[kSecImportItemIdentity as String].map({ $0 as AnyObject }),
                 CFGetTypeID(value) == SecIdentityGetTypeID()
             else { return nil }
             // The type identifier was checked above.
