@@ -9,8 +9,9 @@
 //   `ExecutorLimitation`'s missing features) and observing calls (`CallObserver`).
 // - `@_spi(CourierInternals)`: plumbing shared between this repository's own packages (CourierTesting,
 //   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release: the HAR model
-//   and `WebSocketStateMachine` with `WebSocketPayload` (Internals/), `SensitiveData.Recording`, the readers of a `TLSTrust` (its rules, their roots, pins and
-//   identities) and `TLSTrustLimitation` (Security/, Executors/URLSession/), the call-recording hooks on `APIRequest`,
+//   and `WebSocketStateMachine` with `WebSocketPayload` (Internals/), `SensitiveData.Recording`, the readers of a
+//   `TLSTrust` (its rules, their roots, pins and identities) and `TLSTrustLimitation` (Security/,
+//   Executors/URLSession/), the call-recording hooks on `APIRequest`,
 //   `CallOutcomeObserver` and `CallOutcome` (Observability/), `CookieJar` and `ExecutorStop` (Executors/).
 //   No README block, article, Playground page, generated book or CourierTesting API a user calls may need it.
 // - `@_spi(Testing)`: hooks for this repository's tests and test tools only.

@@ -60,10 +60,11 @@ import Tracing
 ///
 /// **WebSockets** (`$endpoint.connect(with:)` on a `@WebSocket` endpoint) open over SwiftNIO on the client's event
 /// loops (`NIOWebSocket`), `wss` with the executor's TLS configuration and trust: the request's timeout bounds the
-/// handshake, a handshake answered with another status than `101` is that response with its body (a `401` goes back through the
-/// plugins, so a refreshing auth plugin refreshes and tries again), and cookies go and come as on any request. The
-/// socket reads from the network only as its messages are read (two messages wait at most), refuses a message longer
-/// than `maxResponseBytes` while it arrives (close `1009`), answers pings, and sees pongs while the app reads nothing.
+/// handshake, a handshake answered with another status than `101` is that response with its body (a `401` goes back
+/// through the plugins, so a refreshing auth plugin refreshes and tries again), and cookies go and come as on any
+/// request. The socket reads from the network only as its messages are read (two messages wait at most), refuses a
+/// message longer than `maxResponseBytes` while it arrives (close `1009`), answers pings, and sees pongs while the app
+/// reads nothing.
 ///
 /// ## The client
 ///

@@ -11,8 +11,11 @@ import Testing
 /// `URLSessionExecutor` does with it on Linux.
 @Suite struct TLSTrustTests {
     /// A private key and a password with `SECRET` planted in them (the scan's marker, as in `SecretScanTests`).
-    static let key =
-        "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-key-SECRET\n-----END PRIVATE KEY-----\n"
+    static let key = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-key-SECRET
+        -----END PRIVATE KEY-----
+        """
     static let password = "p12-password-SECRET"
     static let archive = Data("pkcs12-archive-SECRET".utf8)
     static let certificate = TLSCertificate(der: Data([0x30, 0x03, 0x02, 0x01, 0x01]))
