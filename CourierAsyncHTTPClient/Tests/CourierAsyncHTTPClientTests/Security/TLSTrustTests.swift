@@ -8,10 +8,11 @@ import Testing
 /// with a private certificate authority made by openssl when `scripts/test-ahc` starts it.
 ///
 /// Each call asks for a path of its own; the server counts the request lines it reads per path (`/count`), so a
-/// refusal "before the request is sent" is a count of zero.
+/// refusal "before the request is sent" is a count of zero. Its cases run one at a time: a burst of handshakes beside
+/// the timing-sensitive WebSocket suites (pongs within 2 s) is load they need not share.
 @Suite(
     "AsyncHTTPClientExecutor: TLS trust against a private CA",
-    .testEnvironment("COURIER_TLS_DIR", "COURIER_TLS_MAIN_PORT", setBy: "scripts/test-ahc"))
+    .testEnvironment("COURIER_TLS_DIR", "COURIER_TLS_MAIN_PORT", setBy: "scripts/test-ahc"), .serialized)
 struct TLSTrustTests {
     /// The TLS server's folder and ports.
     struct Server {
