@@ -15,6 +15,7 @@
 #     courier_faultserver_start           # COURIER_FAULT_URL, COURIER_FAULT_URL_OTHER_HOST, COURIER_FAULT_URL_OTHER_PORT
 #     courier_sinkserver_start            # COURIER_SINK_URL (the upload sink: hashes bodies, keeps none)
 #     courier_sseserver_start             # COURIER_SSE_URL (Server-Sent Events)
+#     courier_tlsserver_start             # COURIER_TLS_DIR, COURIER_TLS_*_PORT (a private CA and its TLS origins)
 #     courier_nginx_start                 # COURIER_NGINX_URL, COURIER_BIG_FILE_BYTES, COURIER_BIG_FILE_SHA256
 #
 # Or run it to keep servers up while you work (it prints the `export` lines; Ctrl-C stops them):
@@ -257,6 +258,32 @@ courier_faultserver_stop() {
     unset COURIER_FAULT_PID COURIER_FAULT_URL COURIER_FAULT_URL_OTHER_HOST COURIER_FAULT_URL_OTHER_PORT
 }
 
+# courier_tlsserver_start: the TLS server (scripts/servers/tlsserver.py): a private CA and its certificates made with
+# openssl into a temporary folder (COURIER_TLS_DIR, removed when the server stops) and an HTTPS origin per case on
+# 127.0.0.1 (COURIER_TLS_MAIN_PORT, _MTLS_, _OTHER_, _EXPIRED_, _WRONGHOST_PORT; see the script's header).
+courier_tlsserver_start() {
+    local root key value
+    root="$(_courier_root)" || return 1
+    command -v openssl >/dev/null || { echo "tlsserver: error: openssl not found" >&2; return 1; }
+    _courier_start_env tlsserver COURIER_TLS_PID "$root/.build/tlsserver.env" - \
+        "$(_courier_python)" "$root/scripts/servers/tlsserver.py" \
+        --env-file "$root/.build/tlsserver.env" --log "$root/.build/tlsserver.log" || return 1
+    while IFS='=' read -r key value; do
+        [[ "$key" == COURIER_TLS_* && -n "$value" ]] && export "$key=$value"
+    done <"$root/.build/tlsserver.env"
+    if [[ -z "${COURIER_TLS_DIR:-}" || -z "${COURIER_TLS_MAIN_PORT:-}" ]]; then
+        courier_tlsserver_stop
+        echo "tlsserver: error: $root/.build/tlsserver.env lacks its values" >&2
+        return 1
+    fi
+}
+
+courier_tlsserver_stop() {
+    _courier_stop "${COURIER_TLS_PID:-}" 5
+    unset COURIER_TLS_PID COURIER_TLS_DIR COURIER_TLS_MAIN_PORT COURIER_TLS_MTLS_PORT COURIER_TLS_OTHER_PORT \
+        COURIER_TLS_EXPIRED_PORT COURIER_TLS_WRONGHOST_PORT
+}
+
 # courier_sinkserver_start: the upload sink (scripts/servers/sinkserver.py), COURIER_SINK_URL.
 courier_sinkserver_start() {
     local root
@@ -475,6 +502,7 @@ courier_kinto_stop() {
 
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
+    courier_tlsserver_stop
     courier_kinto_stop
     courier_openapiserver_stop
     courier_nginx_stop

@@ -8,9 +8,11 @@
 //   `RedirectPolicy.decision(for:)`, `SensitiveData`, `CookieSendingExecutor`, `TransferFeatures` and an
 //   `ExecutorLimitation`'s missing features) and observing calls (`CallObserver`).
 // - `@_spi(CourierInternals)`: plumbing shared between this repository's own packages (CourierTesting,
-//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release, every one in
-//   Internals/: the HAR model, `WebSocketStateMachine` with `WebSocketPayload`, `SensitiveData.Recording`, the
-//   call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `CookieJar` and `ExecutorStop`.
+//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release, each top-level
+//   one in Internals/: the HAR model, `WebSocketStateMachine` with `WebSocketPayload`, `SensitiveData.Recording`,
+//   the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `CookieJar`, `ExecutorStop`
+//   and `TLSTrustLimitation`. A public type's SPI members stay in its declaration (a stored property cannot move):
+//   the readers of a `TLSTrust` (its rules, their roots, pins and identities, in Security/).
 //   No README block, article, Playground page, generated book or CourierTesting API a user calls may need it.
 // - `@_spi(Testing)`: hooks for this repository's tests and test tools only.
 //

@@ -131,16 +131,13 @@ func sides(_ server: URL, endpoint: GET<Void>) -> [Side] {
     // COURIER_AHC_BENCH_POOL=N: two more sides on clients of their own with at most N connections per host
     // (AsyncHTTPClient's default is 8): Courier (`courier-poolN`) and the raw call (`raw-ahc-poolN`).
     if let pool = ProcessInfo.processInfo.environment["COURIER_AHC_BENCH_POOL"].flatMap({ Int($0) }) {
-        var settings = AsyncHTTPClientExecutor.clientConfiguration()
+        var settings = HTTPClient.Configuration.singletonConfiguration
         settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = pool
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
         var rawSettings = HTTPClient.Configuration.singletonConfiguration
         rawSettings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = pool
         let rawClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: rawSettings)
-        if let executor = try? AsyncHTTPClientExecutor(client: client) {
-            let pooled = APIConfiguration(baseURL: server, executor: executor)
-            all.append(Side(name: "courier-pool\(pool)") { try await endpoint.request(using: pooled) })
-        }
+        let pooled = APIConfiguration(baseURL: server, executor: AsyncHTTPClientExecutor(configuration: settings))
+        all.append(Side(name: "courier-pool\(pool)") { try await endpoint.request(using: pooled) })
         all.append(
             Side(name: "raw-ahc-pool\(pool)") {
                 let response = try await rawClient.execute(

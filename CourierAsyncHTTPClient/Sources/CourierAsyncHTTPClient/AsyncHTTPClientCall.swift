@@ -18,13 +18,16 @@ final class AsyncHTTPClientCall: Sendable {
     let client: HTTPClient
     /// Where the cookies of every hop's response go and each hop's `Cookie` field comes from; `nil` for none.
     let cookies: CookieJar?
+    /// The TLS configuration of each hop's host.
+    let tls: TrustConfigurations
     /// Why the call stopped, once it did.
     let stopped = NIOLockedValueBox<ExecutorStop?>(nil)
 
-    init(request: APIRequest, client: HTTPClient, cookies: CookieJar? = nil) {
+    init(request: APIRequest, client: HTTPClient, cookies: CookieJar? = nil, tls: TrustConfigurations) {
         self.request = request
         self.client = client
         self.cookies = cookies
+        self.tls = tls
     }
 
     /// Runs the call and returns the final response.
@@ -99,7 +102,7 @@ final class AsyncHTTPClientCall: Sendable {
                 let fields = response.headers["Set-Cookie"]
                 if !fields.isEmpty { cookies.store(setCookieFields: fields, from: hop.url) }
             }
-            // A client that follows redirects is refused when the executor is made; this stays as a backstop.
+            // Only a client the executor did not make can follow redirects itself: fail rather than go on.
             if response.history.count > 1 {
                 throw APIError(
                     .transport(.other), endpoint: request.endpoint, request: request,
@@ -145,6 +148,7 @@ final class AsyncHTTPClientCall: Sendable {
     /// request's own `Cookie` field, when it has one that this hop kept (see `CookieJar`).
     private func makeRequest(_ hop: Hop) throws -> HTTPClientRequest {
         var http = HTTPClientRequest(url: hop.url.absoluteString)
+        http.tlsConfiguration = try tls.configuration(for: hop.url, of: request)
         http.method = NIOHTTP1.HTTPMethod(rawValue: hop.method.rawValue)
         http.headers.reserveCapacity(hop.headers.count + 1)
         for field in hop.headers {

@@ -6,16 +6,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import NIOWebSocket
-
-extension AsyncHTTPClientExecutor {
-    /// The TLS configuration of the executor's client (`wss` uses it as `https` does), `nil` when it has none of its
-    /// own. AsyncHTTPClient keeps a client's configuration internal: it is read by reflection, as
-    /// ``followsRedirects(_:)`` reads it.
-    var tlsConfiguration: TLSConfiguration? {
-        Mirror(reflecting: client).descendant("configuration", "tlsConfiguration") as? TLSConfiguration
-    }
-}
 
 /// The handshake of a WebSocket request (``Courier/ResponseDelivery/webSocket``) of ``AsyncHTTPClientExecutor``,
 /// over SwiftNIO on the client's event loops: a connection (TLS for `https`/`wss`), the upgrade request with the
@@ -23,11 +15,13 @@ extension AsyncHTTPClientExecutor {
 /// over ``NIOWebSocketTransport``) or the response with its body in memory (any other status, so that a `401` goes
 /// back through the plugins).
 ///
+/// TLS follows the executor's trust for the host (``TrustConfigurations``); a public-key pin is checked against the
+/// server's certificate once the TLS handshake completes, before the upgrade request leaves (``PublicKeyPinGate``).
 /// The request's timeout bounds the handshake (``DeadlineTimer``); cancelling the calling task stops it at once.
 final class WebSocketHandshake: Sendable {
     let request: APIRequest
     let group: any EventLoopGroup
-    let tls: TLSConfiguration?
+    let tls: TrustConfigurations
     let cookies: CookieJar?
     private let state = NIOLockedValueBox(State())
 
@@ -37,6 +31,9 @@ final class WebSocketHandshake: Sendable {
         var finished = false
         /// Holds the connection's end back until the upgrade is decided.
         var hold: NIOLoopBound<UpgradeEndHold>?
+        /// Whether the server's certificate had none of the pinned public keys (the connection then closes, and the
+        /// upgrade fails with whatever error closing gives it).
+        var pinnedKeyMissing = false
     }
 
     /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
@@ -55,7 +52,7 @@ final class WebSocketHandshake: Sendable {
     init(request: APIRequest, executor: AsyncHTTPClientExecutor) {
         self.request = request
         self.group = executor.client.eventLoopGroup
-        self.tls = executor.tlsConfiguration
+        self.tls = executor.tls
         self.cookies = executor.cookies
     }
 
@@ -114,7 +111,13 @@ final class WebSocketHandshake: Sendable {
 
     /// The error to throw for `error`: the stop's reason when the handshake was stopped, else `error` classified.
     private func failure(_ error: any Error) -> APIError {
-        if let stop = state.withLockedValue({ $0.stop }) { return self.error(for: stop) }
+        let (stop, pinnedKeyMissing) = state.withLockedValue { ($0.stop, $0.pinnedKeyMissing) }
+        if let stop { return self.error(for: stop) }
+        if pinnedKeyMissing {
+            return APIError(
+                .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request,
+                underlyingError: PinnedKeyMissing())
+        }
         if let error = error as? APIError { return error }
         return APIError(
             TransportClassifier.reason(for: error), endpoint: request.endpoint, request: request,
@@ -135,14 +138,18 @@ final class WebSocketHandshake: Sendable {
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: requestHeaders(host, port))
-        let tls = secure ? (self.tls ?? TLSConfiguration.makeClientConfiguration()) : nil
+        let tls =
+            secure
+            ? (try self.tls.configuration(for: url, of: request, webSocket: true) ?? self.tls.base
+                ?? TLSConfiguration.makeClientConfiguration()) : nil
+        let pins = secure ? self.tls.publicKeyPins(for: host) : []
         let bootstrap =
             (ClientBootstrap(validatingGroup: group) ?? ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup))
             .connectTimeout(TimeAmount(request.timeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let upgrade = try await bootstrap.connect(host: host, port: port) { channel in
             channel.eventLoop.makeCompletedFuture {
-                try self.configure(channel, head: head, tls: tls, host: host)
+                try self.configure(channel, head: head, tls: tls, pins: pins, host: host)
             }
         }
         let outcome: Outcome
@@ -216,7 +223,7 @@ final class WebSocketHandshake: Sendable {
 
     /// Sets up the connection's pipeline (on its event loop): TLS, the HTTP client with the WebSocket upgrader.
     private func configure(
-        _ channel: any Channel, head: HTTPRequestHead, tls: TLSConfiguration?, host: String
+        _ channel: any Channel, head: HTTPRequestHead, tls: TLSConfiguration?, pins: [[UInt8]], host: String
     ) throws -> EventLoopFuture<Outcome> {
         let stop = state.withLockedValue { state -> ExecutorStop? in
             state.channel = channel
@@ -229,6 +236,10 @@ final class WebSocketHandshake: Sendable {
             // SNI names a host, never an address.
             let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
             try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
+            if !pins.isEmpty {
+                try pipeline.addHandler(
+                    PublicKeyPinGate(pins: pins) { self.state.withLockedValue { $0.pinnedKeyMissing = true } })
+            }
         }
         let hold = UpgradeEndHold()
         try pipeline.addHandler(hold)
@@ -261,6 +272,66 @@ final class WebSocketHandshake: Sendable {
         configuration.leftOverBytesStrategy = .forwardBytes
         return try pipeline.configureUpgradableHTTPClientPipeline(configuration: configuration)
     }
+}
+
+/// Holds every write back until the TLS handshake completes, then lets them go only when the server's certificate
+/// has one of the pinned public keys (its SubjectPublicKeyInfo); otherwise the connection closes with
+/// ``PinnedKeyMissing`` and the upgrade request was never sent. SwiftNIO SSL has verified the chain and the host
+/// name by then.
+private final class PublicKeyPinGate: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+
+    let pins: [[UInt8]]
+    /// Told when the certificate has none of the pins, before the connection closes.
+    let mismatch: @Sendable () -> Void
+    private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
+    private var flushed = false
+    private var open = false
+
+    init(pins: [[UInt8]], mismatch: @escaping @Sendable () -> Void) {
+        self.pins = pins
+        self.mismatch = mismatch
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard open else { return held.append((data, promise)) }
+        context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        guard open else {
+            flushed = true
+            return
+        }
+        context.flush()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event, !open {
+            let key =
+                (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
+                .flatMap { try? $0.extractPublicKey().toSPKIBytes() }
+            let writes = held
+            held.removeAll()
+            guard let key, pins.contains(key) else {
+                mismatch()
+                for (_, promise) in writes { promise?.fail(PinnedKeyMissing()) }
+                context.fireErrorCaught(PinnedKeyMissing())
+                context.close(promise: nil)
+                return
+            }
+            open = true
+            for (data, promise) in writes { context.write(data, promise: promise) }
+            if flushed { context.flush() }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The server's certificate has none of the public keys pinned for its host.
+struct PinnedKeyMissing: Error, CustomStringConvertible {
+    var description: String { "the server's certificate has none of the public keys pinned for its host" }
 }
 
 /// Holds a connection's end (its errors and `channelInactive`) back while the WebSocket upgrade runs, then lets it

@@ -63,54 +63,83 @@ import Tracing
 /// known, chunked otherwise); a one-shot body is not sent twice: a `307`/`308` after it is the response.
 ///
 /// **WebSockets** (`$endpoint.connect(with:)` on a `@WebSocket` endpoint) open over SwiftNIO on the client's event
-/// loops (`NIOWebSocket`), `wss` with the client's TLS configuration: the request's timeout bounds the handshake, a
-/// handshake answered with another status than `101` is that response with its body (a `401` goes back through the
-/// plugins, so a refreshing auth plugin refreshes and tries again), and cookies go and come as on any request. The
-/// socket reads from the network only as its messages are read (two messages wait at most), refuses a message longer
-/// than `maxResponseBytes` while it arrives (close `1009`), answers pings, and sees pongs while the app reads nothing.
+/// loops (`NIOWebSocket`), `wss` with the executor's TLS configuration and trust: the request's timeout bounds the
+/// handshake, a handshake answered with another status than `101` is that response with its body (a `401` goes back
+/// through the plugins, so a refreshing auth plugin refreshes and tries again), and cookies go and come as on any
+/// request. The socket reads from the network only as its messages are read (two messages wait at most), refuses a
+/// message longer than `maxResponseBytes` while it arrives (close `1009`), answers pings, and sees pongs while the app
+/// reads nothing.
 ///
 /// ## The client
 ///
 /// ``init(cookies:)`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
 /// `HTTPClient.shared`'s settings but redirects off, because Courier follows them itself, no limit on the
 /// decompression ratio, because `maxResponseBytes` bounds the decoded body, and up to 32 connections per host kept
-/// alive instead of 8. To pass a client of your own
-/// (``init(client:cookies:)``), create it from ``clientConfiguration(_:)``, or at least with
-/// `redirectConfiguration: .disallow`: a client that follows redirects on its own would send credentials where
-/// the policy would not, so the initializer refuses it (it throws ``ClientFollowsRedirects``) before any request.
-/// Shut down your own client when you no longer need it (``sharedClient`` never is).
+/// alive instead of 8. For settings of your own (a proxy, timeouts, a TLS configuration), use
+/// ``init(configuration:eventLoopGroup:trust:cookies:)``: the executor makes its client from your configuration with
+/// ``clientConfiguration(_:)`` (so it never follows redirects) and keeps the configuration it was made with; shut
+/// its ``client`` down when you no longer need it (``sharedClient`` never is).
+///
+/// ## Trust
+///
+/// A ``Courier/TLSTrust`` (``init(trust:cookies:)``, ``init(configuration:eventLoopGroup:trust:cookies:)``) becomes
+/// AsyncHTTPClient's per-request `TLSConfiguration` for the hosts it names, on every redirect hop and WebSocket
+/// handshake: roots of your own, certificate pins as the only trust roots (pin a root certificate authority), and a
+/// client certificate (PEM or PKCS#12). AsyncHTTPClient shows no one the chain it verified, so a public-key pin fails
+/// an HTTP request with `.unsupportedByExecutor` before any I/O; WebSocket handshakes check it against the server's
+/// certificate before the upgrade request is sent.
 public struct AsyncHTTPClientExecutor: APIExecutor {
     /// The client that sends requests.
     public let client: HTTPClient
     /// Where cookies are kept, `nil` for none.
     let cookies: CookieJar?
+    /// The TLS configuration of each host: the client's own, with the executor's trust laid over it.
+    let tls: TrustConfigurations
 
     /// An executor over ``sharedClient`` that keeps cookies in `cookies` (by default `HTTPCookieStorage.shared`, as
     /// `URLSessionExecutor.shared` does), or keeps none when it is `nil`.
     public init(cookies: HTTPCookieStorage? = .shared) {
+        self.init(trust: .system, cookies: cookies)
+    }
+
+    /// An executor over ``sharedClient`` that verifies servers and presents client certificates as `trust` says,
+    /// keeping cookies in `cookies` as ``init(cookies:)`` does.
+    public init(trust: TLSTrust, cookies: HTTPCookieStorage? = .shared) {
         self.client = Self.sharedClient
         self.cookies = cookies.map(CookieJar.init)
+        self.tls = TrustConfigurations(base: Self.sharedSettings.tlsConfiguration, trust: trust)
     }
 
-    /// An executor over `client`, which must not follow redirects itself (make it from ``clientConfiguration(_:)``),
-    /// keeping cookies in `cookies` as ``init(cookies:)`` does.
+    /// An executor over a client of its own, made from `configuration` with ``clientConfiguration(_:)`` (redirects
+    /// off: Courier follows them) on `eventLoopGroup`, that verifies servers as `configuration`'s TLS configuration
+    /// and `trust` say, and keeps cookies in `cookies` as ``init(cookies:)`` does. Shut its ``client`` down when you
+    /// no longer need it.
+    public init(
+        configuration: HTTPClient.Configuration, eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup,
+        trust: TLSTrust = .system, cookies: HTTPCookieStorage? = .shared
+    ) {
+        let settings = Self.clientConfiguration(configuration)
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
+        self.cookies = cookies.map(CookieJar.init)
+        self.tls = TrustConfigurations(base: settings.tlsConfiguration, trust: trust)
+    }
+
+    /// An executor over `client`, keeping cookies in `cookies` as ``init(cookies:)`` does.
     ///
-    /// - Throws: ``ClientFollowsRedirects`` when `client` follows redirects itself: it would take every request's
-    ///   credentials to whatever origin a server redirects to, before Courier's redirect policy could remove them.
+    /// AsyncHTTPClient keeps a client's configuration to itself, so the executor takes `client` at its word: it must
+    /// have been made from ``clientConfiguration(_:)`` (or with `redirectConfiguration: .disallow`), and WebSockets
+    /// use AsyncHTTPClient's default TLS configuration, not the client's. Use
+    /// ``init(configuration:eventLoopGroup:trust:cookies:)``, which knows both because it makes the client.
+    ///
+    /// - Throws: ``ClientFollowsRedirects`` for `HTTPClient.shared`, which follows redirects: it would take every
+    ///   request's credentials to whatever origin a server redirects to. A response that shows the client followed
+    ///   a redirect anyway fails the call (with ``ClientFollowsRedirects`` as its underlying error).
+    @available(*, deprecated, message: "use init(configuration:eventLoopGroup:trust:cookies:), which makes the client")
     public init(client: HTTPClient, cookies: HTTPCookieStorage? = .shared) throws {
-        guard !Self.followsRedirects(client) else { throw ClientFollowsRedirects() }
+        guard client !== HTTPClient.shared else { throw ClientFollowsRedirects() }
         self.client = client
         self.cookies = cookies.map(CookieJar.init)
-    }
-
-    /// Whether `client` follows redirects itself. AsyncHTTPClient keeps a client's configuration internal, so it is
-    /// read by reflection (`configuration.redirectConfiguration.mode`); a client whose configuration cannot be read
-    /// that way counts as one that follows them: a refused client is a loud failure at start-up, a leaked
-    /// credential is not.
-    static func followsRedirects(_ client: HTTPClient) -> Bool {
-        guard let mode = Mirror(reflecting: client).descendant("configuration", "redirectConfiguration", "mode")
-        else { return true }
-        return "\(mode)" != "disallow"
+        self.tls = TrustConfigurations(base: nil, trust: .system)
     }
 
     /// The client ``init(cookies:)`` uses: created on first use, on `HTTPClient.defaultEventLoopGroup` (the event
@@ -120,8 +149,11 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     /// for one. It lives as long as the process and is never shut down.
     public static let sharedClient = HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: sharedConfiguration()
+        configuration: sharedSettings
     )
+
+    /// The configuration ``sharedClient`` is made with.
+    static let sharedSettings = sharedConfiguration()
 
     /// The connections per host ``sharedClient`` keeps alive (AsyncHTTPClient's default is 8). With 32 calls in
     /// flight to one host over loopback, 32 connections cost about 9% less CPU per call than 8 (Benchmarks/README.md).
@@ -167,7 +199,7 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         if request.responseDelivery.isWebSocket {
             return try await WebSocketHandshake(request: request, executor: self).run()
         }
-        let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies)
+        let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies, tls: tls)
         return try await call.run()
     }
 }

@@ -39,7 +39,7 @@ enum TransportClassifier {
             return .transport(error == .invalidEOFState ? .connectionLost : .other)
         case let error as NIOHTTPDecompression.DecompressionError:
             return .transport(error == .limit ? .responseTooLarge : .other)
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError, is PinnedKeyMissing:
             return .transport(.secureConnectionFailed)
         case is WebSocketMessageTooLarge:
             return .transport(.responseTooLarge)

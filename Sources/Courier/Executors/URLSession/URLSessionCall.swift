@@ -31,13 +31,19 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
     /// Where the `Cookie` field of each hop comes from when the session leaves it to the executor.
     private let sentCookies: CookieJar?
     let state: LockedBox<Machine>
+    /// How the call answers TLS challenges (Apple platforms).
+    let trust: TLSTrust
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionCall.flow")
     #endif
 
-    init(request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil, sentCookies: CookieJar? = nil) {
+    init(
+        request: APIRequest, reportsEvents: Bool, cookies: CookieJar? = nil, sentCookies: CookieJar? = nil,
+        trust: TLSTrust = .system
+    ) {
         self.request = request
+        self.trust = trust
         self.reportsEvents = reportsEvents
         self.cookies = cookies
         self.sentCookies = sentCookies
@@ -500,6 +506,11 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         _ task: URLSessionTask, by challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
+            if let (disposition, credential) = TrustChallenge.answer(challenge, trust: trust) {
+                return completionHandler(disposition, credential)
+            }
+        #endif
         let method = challenge.protectionSpace.authenticationMethod
         guard
             method == NSURLAuthenticationMethodHTTPBasic || method == NSURLAuthenticationMethodHTTPDigest

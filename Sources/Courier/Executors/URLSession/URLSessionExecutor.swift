@@ -79,6 +79,8 @@ public struct URLSessionExecutor: APIExecutor {
     private let sentCookies: CookieJar?
     /// Where the executor stores the cookies of responses itself, instead of the session (Linux; see ``CookieJar``).
     private let cookies: CookieJar?
+    /// How servers are verified and which client certificate is presented (see ``init(configuration:trust:)``).
+    var trust = TLSTrust.system
 
     /// An executor over `session`, which keeps its own delegate.
     public init(session: URLSession) {
@@ -147,13 +149,14 @@ public struct URLSessionExecutor: APIExecutor {
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
+        try checkTrust(for: request)
         #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
             if request.responseDelivery.isWebSocket {
-                return try await WebSocketTaskTransport.open(request, on: session, cookies: sentCookies)
+                return try await WebSocketTaskTransport.open(request, on: session, cookies: sentCookies, trust: trust)
             }
         #endif
         let call = URLSessionCall(
-            request: request, reportsEvents: reportsEvents, cookies: cookies, sentCookies: sentCookies)
+            request: request, reportsEvents: reportsEvents, cookies: cookies, sentCookies: sentCookies, trust: trust)
         call.setCookieField(of: &urlRequest, crossingOrigin: false)
         let (body, response) = try await call.run(urlRequest, on: session)
         return APIResponse(

@@ -29,10 +29,11 @@ import Foundation
             self.machine = LockedBox(WebSocketStateMachine(maxMessageBytes: request.maxResponseBytes))
         }
 
-        /// Opens the WebSocket of `request` on `session`; `cookies`, when the executor sends the session's cookies
-        /// itself, gives the handshake's `Cookie` field.
-        static func open(_ request: APIRequest, on session: URLSession, cookies: CookieJar?) async throws -> APIResponse
-        {
+        /// Opens the WebSocket of `request` on `session`, answering TLS challenges with `trust`; `cookies`, when the
+        /// executor sends the session's cookies itself, gives the handshake's `Cookie` field.
+        static func open(
+            _ request: APIRequest, on session: URLSession, cookies: CookieJar?, trust: TLSTrust
+        ) async throws -> APIResponse {
             // The request's headers go as they are, a `Sec-WebSocket-Protocol` among them.
             var urlRequest = request.urlRequest
             urlRequest.url = webSocketURL(request.url)
@@ -43,7 +44,7 @@ import Foundation
             }
             let task = session.webSocketTask(with: urlRequest)
             task.maximumMessageSize = request.maxResponseBytes
-            let handshake = WebSocketHandshake()
+            let handshake = WebSocketHandshake(trust: trust)
             task.delegate = handshake
             let chosen: String?
             do {
@@ -153,6 +154,21 @@ import Foundation
         }
 
         private let state = LockedBox(State())
+        /// How the handshake answers TLS challenges.
+        private let trust: TLSTrust
+
+        init(trust: TLSTrust) {
+            self.trust = trust
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            let (disposition, credential) =
+                TrustChallenge.answer(challenge, trust: trust) ?? (.performDefaultHandling, nil)
+            completionHandler(disposition, credential)
+        }
 
         /// Starts `task` and returns the subprotocol the server chose, once the socket is open.
         /// - Throws: the task's error, `URLError(.timedOut)` after `timeout`, `CancellationError` when cancelled.

@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+@_spi(CourierInternals) import Courier
+import Foundation
+import NIOSSL
+
+/// The TLS configuration of each host of an ``AsyncHTTPClientExecutor``: its ``Courier/TLSTrust`` laid over the TLS
+/// configuration the executor's client was made with, one `TLSConfiguration` per rule, built once.
+///
+/// A rule becomes AsyncHTTPClient's per-request `TLSConfiguration` (which also keys its connection pool, so that a
+/// connection verified under one rule never carries a request under another), and the WebSocket path's:
+/// - roots replace the trust roots, or join them (`includesSystemRoots`);
+/// - certificate pins become the only trust roots: the chain must lead to one of them. BoringSSL takes a trust
+///   root as the end of a chain only when it is self-signed, so pin a root certificate authority;
+/// - a client identity becomes the certificate chain and private key presented;
+/// - public-key pins need a look at the verified chain that AsyncHTTPClient does not give: a request to such a
+///   host fails with `.unsupportedByExecutor` before any I/O (WebSockets check them, see `WebSocketHandshake`).
+struct TrustConfigurations: Sendable {
+    /// The configuration of a host no rule names: the client's own, `nil` for AsyncHTTPClient's default.
+    let base: TLSConfiguration?
+    let trust: TLSTrust
+    /// Per rule, in the trust's order: its configuration, or why it cannot be built.
+    private let built: [Result<TLSConfiguration, Unreadable>]
+
+    /// Why a rule cannot be built: its key material cannot be read (SwiftNIO SSL's error).
+    struct Unreadable: Error {
+        let underlying: any Error
+    }
+
+    init(base: TLSConfiguration?, trust: TLSTrust) {
+        self.base = base
+        self.trust = trust
+        self.built = trust.hosts.map { Self.configuration(of: $0, over: base ?? .makeClientConfiguration()) }
+    }
+
+    /// The TLS configuration of a request to `url` (`nil`: the client's own), checked for `request`'s path: an
+    /// HTTP request (the default) cannot check public-key pins, a WebSocket handshake can.
+    func configuration(
+        for url: URL, of request: APIRequest, webSocket: Bool = false
+    ) throws(APIError)
+        -> TLSConfiguration?
+    {
+        guard !trust.isSystem, let host = url.host, let index = trust.ruleIndex(for: host) else { return nil }
+        let rule = trust.hosts[index]
+        if !webSocket, rule.pins.contains(where: { $0.kind == .publicKey }) {
+            throw APIError(
+                .transport(.unsupportedByExecutor), endpoint: request.endpoint, request: request,
+                underlyingError: TLSTrustLimitation(
+                    executor: "AsyncHTTPClientExecutor",
+                    reason: "a public-key pin for \(rule.pattern) (AsyncHTTPClient verifies the chain itself and "
+                        + "shows it to no one)",
+                    advice: "pin the root certificate authority with TLSPin.certificate(_:) instead"))
+        }
+        switch built[index] {
+        case .success(let configuration):
+            return configuration
+        case .failure(let unreadable):
+            throw APIError(
+                .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request,
+                underlyingError: unreadable.underlying)
+        }
+    }
+
+    /// The public-key pins of the rule for `host`, as SubjectPublicKeyInfo bytes (empty: none).
+    func publicKeyPins(for host: String) -> [[UInt8]] {
+        guard let rule = trust.rule(for: host) else { return [] }
+        return rule.pins.compactMap { pin in
+            guard pin.kind == .publicKey else { return nil }
+            return try? NIOSSLCertificate(bytes: Array(pin.certificate.der), format: .der).extractPublicKey()
+                .toSPKIBytes()
+        }
+    }
+
+    /// `base` with `rule` laid over it.
+    private static func configuration(
+        of rule: TLSTrust.Host, over base: TLSConfiguration
+    ) -> Result<TLSConfiguration, Unreadable> {
+        var tls = base
+        do {
+            let pinned = rule.pins.filter { $0.kind == .certificate }.map(\.certificate)
+            if !pinned.isEmpty {
+                tls.trustRoots = .certificates(try pinned.map(certificate))
+                tls.additionalTrustRoots = []
+            } else if !rule.roots.isEmpty {
+                let roots = try rule.roots.map(certificate)
+                if rule.includesSystemRoots {
+                    tls.additionalTrustRoots.append(.certificates(roots))
+                } else {
+                    tls.trustRoots = .certificates(roots)
+                    tls.additionalTrustRoots = []
+                }
+            }
+            switch rule.clientIdentity?.material {
+            case nil:
+                break
+            case .pem(let chain, let key):
+                tls.certificateChain = try chain.map { .certificate(try certificate($0)) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))
+            case .pkcs12(let archive, let password):
+                let bundle = try NIOSSLPKCS12Bundle(buffer: Array(archive), passphrase: Array(password.utf8))
+                tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
+                tls.privateKey = .privateKey(bundle.privateKey)
+            }
+        } catch {
+            return .failure(Unreadable(underlying: error))
+        }
+        return .success(tls)
+    }
+
+    private static func certificate(_ certificate: TLSCertificate) throws -> NIOSSLCertificate {
+        try NIOSSLCertificate(bytes: Array(certificate.der), format: .der)
+    }
+}

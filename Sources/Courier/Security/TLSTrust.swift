@@ -1,0 +1,192 @@
+import Foundation
+
+/// Which TLS servers an executor trusts, and which certificate it presents to them, host by host: trust roots of
+/// your own (a private certificate authority), pinned certificates or public keys, and a client certificate (mTLS).
+///
+/// Hand it to the executor that opens the connections (``URLSessionExecutor/init(configuration:trust:)``, or
+/// `AsyncHTTPClientExecutor(trust:cookies:)` of the CourierAsyncHTTPClient package): a connection is verified once
+/// and then carries many calls, so trust belongs to the executor that owns the connections, not to a call. A
+/// host no rule names is verified as the executor verifies any host (the system's roots); every redirect hop is
+/// verified with the rule of its own host.
+///
+/// ```swift
+/// let trust = TLSTrust([
+///     TLSTrust.Host("api.internal.example", roots: [privateCA], clientIdentity: identity),
+///     TLSTrust.Host("*.payments.example", pins: [.certificate(currentCA), .certificate(nextCA)]),
+/// ])
+/// ```
+///
+/// What each executor honours is in the "Trust and certificates" article; an executor that cannot honour a rule
+/// fails the call with ``APIError/TransportProblem/unsupportedByExecutor`` before any I/O, never ignoring it.
+/// Printing a trust (`description`, `dump`) shows its hosts and the certificates' sizes, never a private key.
+public struct TLSTrust: Sendable {
+    /// The rules, in order: the first whose pattern matches a host applies to it.
+    @_spi(CourierInternals) public let hosts: [Host]
+
+    /// Trust with `hosts`, in order: the first rule whose pattern matches a host applies to it.
+    public init(_ hosts: [Host]) {
+        self.hosts = hosts
+    }
+
+    /// The system's trust for every host: no roots, pins or client certificate of your own.
+    public static let system = TLSTrust([])
+
+    /// Whether no rule is set (``system``).
+    @_spi(CourierInternals) public var isSystem: Bool { hosts.isEmpty }
+
+    /// The rule for `host` (a host name or an IP address), `nil` when no pattern matches it.
+    @_spi(CourierInternals) public func rule(for host: String) -> Host? {
+        ruleIndex(for: host).map { hosts[$0] }
+    }
+
+    /// The index in ``hosts`` of the rule for `host`, `nil` when no pattern matches it.
+    @_spi(CourierInternals) public func ruleIndex(for host: String) -> Int? {
+        hosts.firstIndex { $0.matches(host) }
+    }
+
+    /// The trust of one host pattern: the roots that anchor its chain, the pins its chain must contain, and the
+    /// client certificate to present.
+    public struct Host: Sendable {
+        /// The host pattern: a host name (`api.example.com`), an IP address, or `*.` and a domain for any host
+        /// one label below it (`*.example.com` matches `api.example.com`, not `example.com` or `a.b.example.com`).
+        /// Case does not matter.
+        public let pattern: String
+        /// Trust roots of your own (a private certificate authority).
+        @_spi(CourierInternals) public let roots: [TLSCertificate]
+        /// Whether the system's roots are trusted beside ``roots`` (they are when ``roots`` is empty).
+        @_spi(CourierInternals) public let includesSystemRoots: Bool
+        /// The pins: the server's chain must contain one of them.
+        @_spi(CourierInternals) public let pins: [TLSPin]
+        /// The certificate and key presented when the server asks for one.
+        @_spi(CourierInternals) public let clientIdentity: TLSClientIdentity?
+
+        /// The trust of hosts matching `pattern`.
+        ///
+        /// - Parameters:
+        ///   - pattern: a host name, an IP address, or `*.example.com` for any host one label below `example.com`.
+        ///   - roots: trust roots of your own, such as a private certificate authority; by default they replace the
+        ///     system's roots for these hosts.
+        ///   - includesSystemRoots: `true` to trust the system's roots as well as `roots`.
+        ///   - pins: certificates or public keys of which the server's chain must contain one; list two (the
+        ///     current and the next) to rotate without an outage. No pins: any chain the roots anchor.
+        ///   - clientIdentity: the client certificate and key to present (mutual TLS).
+        public init(
+            _ pattern: String, roots: [TLSCertificate] = [], includesSystemRoots: Bool = false, pins: [TLSPin] = [],
+            clientIdentity: TLSClientIdentity? = nil
+        ) {
+            self.pattern = pattern
+            self.roots = roots
+            self.includesSystemRoots = includesSystemRoots || roots.isEmpty
+            self.pins = pins
+            self.clientIdentity = clientIdentity
+        }
+
+        /// Whether `host` matches ``pattern``.
+        func matches(_ host: String) -> Bool {
+            let host = Self.normalized(host)
+            let pattern = Self.normalized(pattern)
+            guard pattern.hasPrefix("*.") else { return host == pattern }
+            let domain = pattern.dropFirst(2)
+            guard host.hasSuffix("." + domain) else { return false }
+            let label = host.dropLast(domain.count + 1)
+            return !label.isEmpty && !label.contains(".")
+        }
+
+        /// `name` in lower case, without a trailing dot or the brackets of an IPv6 address.
+        private static func normalized(_ name: String) -> String {
+            var name = name.lowercased()
+            if name.hasSuffix(".") { name.removeLast() }
+            if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+            return name
+        }
+    }
+}
+
+/// An X.509 certificate, held as its DER bytes: a trust root, a pin, or part of a client certificate chain.
+public struct TLSCertificate: Sendable, Hashable {
+    /// The certificate's DER bytes.
+    public let der: Data
+
+    /// The certificate in `der` (DER bytes). The bytes are checked when a connection uses them.
+    public init(der: Data) {
+        self.der = der
+    }
+
+    /// The first certificate of `pem` (`-----BEGIN CERTIFICATE-----`…), `nil` when it holds none.
+    public init?(pem: String) {
+        guard let first = Self.certificates(inPEM: pem).first else { return nil }
+        self.der = first
+    }
+
+    /// The DER bytes of every `CERTIFICATE` block of `pem`, in order.
+    static func certificates(inPEM pem: String) -> [Data] {
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        var found: [Data] = []
+        var rest = Substring(pem)
+        while let start = rest.range(of: begin), let stop = rest[start.upperBound...].range(of: end) {
+            let base64 = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+            if let der = Data(base64Encoded: String(base64)), !der.isEmpty { found.append(der) }
+            rest = rest[stop.upperBound...]
+        }
+        return found
+    }
+}
+
+/// A pin: a certificate, or a certificate's public key, that a server's chain must contain.
+///
+/// A public-key pin survives the renewal of a certificate that keeps its key. List the current pin and the next
+/// one in ``TLSTrust/Host/init(_:roots:includesSystemRoots:pins:clientIdentity:)`` to rotate without an outage.
+public struct TLSPin: Sendable, Hashable {
+    /// What is pinned.
+    @_spi(CourierInternals) public enum Kind: Sendable, Hashable {
+        /// The certificate itself.
+        case certificate
+        /// The certificate's public key (its SubjectPublicKeyInfo).
+        case publicKey
+    }
+
+    /// What is pinned: the certificate or its public key.
+    @_spi(CourierInternals) public let kind: Kind
+    /// The pinned certificate, or the certificate whose public key is pinned.
+    @_spi(CourierInternals) public let certificate: TLSCertificate
+
+    /// Pins `certificate`: the server's chain must contain it. Pin the certificate authority that issues the
+    /// server's certificates (see the "Trust and certificates" article for what each executor accepts).
+    public static func certificate(_ certificate: TLSCertificate) -> TLSPin {
+        TLSPin(kind: .certificate, certificate: certificate)
+    }
+
+    /// Pins the public key of `certificate`: the server's chain must contain a certificate with that key.
+    public static func publicKey(of certificate: TLSCertificate) -> TLSPin {
+        TLSPin(kind: .publicKey, certificate: certificate)
+    }
+}
+
+/// A client certificate with its private key, presented to servers that ask for one (mutual TLS).
+///
+/// Printing it (`description`, `debugDescription`, `dump`, a `Mirror`) shows the chain's size, never the key or
+/// the password.
+public struct TLSClientIdentity: Sendable {
+    /// How the identity is held.
+    @_spi(CourierInternals) public enum Material: Sendable {
+        /// A certificate chain (the client's certificate first) and its private key in PEM.
+        case pem(chain: [TLSCertificate], privateKey: String)
+        /// A PKCS#12 archive (`.p12`, `.pfx`) and its password.
+        case pkcs12(Data, password: String)
+    }
+
+    /// The certificate and key.
+    @_spi(CourierInternals) public let material: Material
+
+    /// An identity of `certificateChain` (the client's certificate first, then any intermediates) and its private
+    /// key in PEM (`-----BEGIN PRIVATE KEY-----`…, PKCS#8, or a PKCS#1 RSA or SEC 1 EC key).
+    public init(certificateChain: [TLSCertificate], privateKeyPEM: String) {
+        self.material = .pem(chain: certificateChain, privateKey: privateKeyPEM)
+    }
+
+    /// An identity read from a PKCS#12 archive (`.p12`, `.pfx`) protected by `password`.
+    public init(pkcs12: Data, password: String) {
+        self.material = .pkcs12(pkcs12, password: password)
+    }
+}
