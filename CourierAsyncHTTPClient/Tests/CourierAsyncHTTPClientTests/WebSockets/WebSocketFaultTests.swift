@@ -138,13 +138,14 @@ struct WebSocketFaultTests {
     @Test("Pongs come back while the app reads nothing, behind echoes the backpressure holds: the socket stays open")
     func pongsWithoutReading() async throws {
         let echo = WebSocket<Void>("/ws/echo")
-        // Pings every 2 s (a pong may take up to 2 s: a full parallel run on two cores delayed one past 1 s).
-        let socket = try await echo.connect(pingInterval: .seconds(2), using: Self.configuration())
+        // Pings every 4 s (a pong may take up to 4 s: full parallel runs on two cores busy with other builds delayed
+        // one past 2 s, beside the 16 MiB and flood tests on the same server).
+        let socket = try await echo.connect(pingInterval: .seconds(4), using: Self.configuration())
         // Eight echoes of 64 KiB wait unread (two in the client, the rest in the kernel) while pings go and come back:
         // a pong behind them is read past the backpressure (without that, this fails with timedOut).
         let bytes = Data(repeating: 7, count: 64 << 10)
         for _ in 0..<8 { try await socket.send(.binary(bytes)) }
-        try await Task.sleep(for: .seconds(5))
+        try await Task.sleep(for: .seconds(9))
         #expect(socket.isOpen)
         var count = 0
         for try await message in socket {
