@@ -323,18 +323,19 @@ extension ExecutorConformance.Context {
         } else {
             fail("could not bind a local port to refuse connections")
         }
-        // 10 of 100 bytes, then a clean close: never a success, and a lost connection like a reset (retryable).
-        if let error = await error(Call(base: servers.faultServer, target: "/truncated", timeout: .seconds(5))) {
+        // 10 of 100 bytes, then a clean close: never a success, and a lost connection like a reset (retryable). These
+        // calls fail on their own long before their 20 s timeout (a loaded 2-core machine once ran past 5 s).
+        if let error = await error(Call(base: servers.faultServer, target: "/truncated", timeout: .seconds(20))) {
             expect(
                 error.reason == .transport(.connectionLost),
                 "a body cut short by a clean close: \(error.reason), expected connectionLost")
         }
         await expectPromptTransportError(
-            Call(base: servers.faultServer, target: "/garbage-status", timeout: .seconds(5)))
+            Call(base: servers.faultServer, target: "/garbage-status", timeout: .seconds(20)))
     }
 
     func bareStatusLine() async {
-        await expectPromptTransportError(Call(base: servers.faultServer, target: "/bare-status", timeout: .seconds(5)))
+        await expectPromptTransportError(Call(base: servers.faultServer, target: "/bare-status", timeout: .seconds(20)))
     }
 
     /// Expects `call` to fail with a transport reason of its own, not by running into its timeout.
