@@ -117,6 +117,7 @@ public struct APIConfiguration: Sendable {
             var changed = storage.fields
             yield &changed
             changed.baseURLText = changed.baseURL.flatMap(RequestFactory.baseText(of:))
+            changed.configuredOrigins = ConfiguredOrigins(baseURL: changed.baseURL, hosts: changed.hosts)
             changed.sortObservers()
             storage = Storage(changed)
         }
@@ -128,6 +129,8 @@ public struct APIConfiguration: Sendable {
         var baseURLText: String?
         var baseURL: URL?
         var hosts: [APIHost: URL]
+        /// The origins of `baseURL` and `hosts`, made when a field changes (read by every call with plugins).
+        var configuredOrigins: ConfiguredOrigins
         var headers: HTTPHeaders
         var timeout: Duration
         var redirectPolicy: RedirectPolicy
@@ -172,6 +175,9 @@ public struct APIConfiguration: Sendable {
     /// The text of ``baseURL`` if it has a scheme and a host, checked when it was set.
     var baseURLText: String? { storage.fields.baseURLText }
 
+    /// The origins of ``baseURL`` and ``hosts``: where the configuration's plugins add credentials by default.
+    var configuredOrigins: ConfiguredOrigins { storage.fields.configuredOrigins }
+
     /// The ``observers`` told every event of a call: the call records its timeline when there is one.
     var eventObservers: [any CallObserver] { storage.fields.eventObservers }
 
@@ -199,7 +205,8 @@ public struct APIConfiguration: Sendable {
     ) {
         var fields = Fields(
             baseURLText: baseURL.flatMap(RequestFactory.baseText(of:)), baseURL: baseURL, hosts: hosts,
-            headers: headers, timeout: timeout, redirectPolicy: redirectPolicy,
+            configuredOrigins: ConfiguredOrigins(baseURL: baseURL, hosts: hosts), headers: headers, timeout: timeout,
+            redirectPolicy: redirectPolicy,
             maxResponseBytes: maxResponseBytes, sensitiveNames: sensitiveNames,
             encoder: CopyOnWriteCoder(encoder), responseDecoder: ResponseDecoding.completed(responseDecoder),
             parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,

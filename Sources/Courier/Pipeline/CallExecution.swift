@@ -32,10 +32,14 @@ enum CallExecution {
             let plugins = options.plugins
             let executor = transport(for: configuration)
             // Without plugins the executor is called here: one async frame less on every such call.
-            response =
-                plugins.isEmpty
-                ? try await PluginChain.send(request, to: executor)
-                : try await PluginChain.run(request, plugins: plugins[...], executor: executor)
+            if plugins.isEmpty {
+                response = try await PluginChain.send(request, to: executor)
+            } else {
+                // The configuration's plugins add credentials only for the origins it names.
+                var scoped = request
+                scoped.credentialContext = .configuration(configuration.configuredOrigins)
+                response = try await PluginChain.run(scoped, plugins: plugins[...], executor: executor)
+            }
         } catch {
             throw APIError.wrapping(error, request: request)
         }

@@ -14,6 +14,9 @@ import Foundation
 /// The header or query item the plugin sets is marked in ``APIRequest/sensitiveNames``, so logs,
 /// descriptions and cross-origin redirects never show it, whatever its name (Google's `key` too).
 ///
+/// A configuration's plugin adds the credential only to requests for the origins the configuration names (its
+/// base URL and named hosts); ``sent(to:)`` names others (``CredentialOrigins``).
+///
 /// For credentials that expire and can be refreshed, use ``RefreshingAuthPlugin``.
 public struct AuthPlugin: APIPlugin {
     fileprivate enum Placement: Sendable {
@@ -23,15 +26,18 @@ public struct AuthPlugin: APIPlugin {
 
     private let placement: Placement
     private let value: @Sendable () async throws -> String?
+    /// Where the credential goes (``sent(to:)``).
+    var origins = CredentialOrigins.configuredOrigins
 
     fileprivate init(_ placement: Placement, value: @escaping @Sendable () async throws -> String?) {
         self.placement = placement
         self.value = value
     }
 
-    /// Adds the credential to `request`, then sends it.
+    /// Adds the credential to `request` when it goes to one of the plugin's origins, then sends it.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        try await next(authorized(request))
+        guard origins.allow(request) else { return try await next(request) }
+        return try await next(authorized(request))
     }
 
     /// `request` with the credential added.

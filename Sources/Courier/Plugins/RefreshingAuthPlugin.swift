@@ -18,6 +18,8 @@
 ///   server's 401 (an ``APIError/StatusCategory/unauthorized`` error), never in a loop.
 /// - The refresh may itself call endpoints through a configuration that holds this plugin: calls made
 ///   while the plugin refreshes pass through it untouched instead of waiting for themselves.
+/// - A configuration's plugin adds the credential only to requests for the origins the configuration names (its
+///   base URL and named hosts), and refreshes only for those; ``sent(to:)`` names others (``CredentialOrigins``).
 /// - A call waiting for a refresh stops waiting as soon as its task is cancelled (it fails with
 ///   ``APIError/TransportProblem/cancelled``); the refresh itself runs on for the other callers.
 ///
@@ -39,6 +41,8 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     private let apply: Apply
     private let isAuthFailure: @Sendable (APIResponse) -> Bool
     private let coordinator = RefreshCoordinator<Credential>()
+    /// Where the credential goes (``sent(to:)``).
+    var origins = CredentialOrigins.configuredOrigins
 
     /// Creates the plugin.
     ///
@@ -66,8 +70,9 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
     /// the refresh that ended since the request was sent, else of the running one, else of a new one, and
     /// sends the request again with the refreshed credential.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
-        if RefreshScope.active.contains(ObjectIdentifier(coordinator)) {
-            // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
+        if RefreshScope.active.contains(ObjectIdentifier(coordinator)) || !origins.allow(request) {
+            // A call made by this plugin's own refresh (it must not wait for the refresh it is part of), or one to
+            // an origin the credential is not for.
             return try await next(request)
         }
         let (credential, generation) = try await coordinator.current(provider, recorder: request.recorder)

@@ -56,6 +56,9 @@ public struct APIRequest: Sendable {
         get { watchers?.recorder }
         set { watchers = CallWatchers.make(progress: watchers?.progress, recorder: newValue) }
     }
+    /// Whose plugins the request is passing through, for where they may add credentials (``CredentialOrigins``);
+    /// `nil` outside the pipeline.
+    var credentialContext: CredentialContext? = nil
     /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
     /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
     private var watchers: CallWatchers? = nil

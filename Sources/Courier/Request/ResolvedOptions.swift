@@ -47,10 +47,12 @@ struct ResolvedOptions {
     var acceptableStatusCodes: AcceptableStatusCodes {
         endpoint.declaredOptions.acceptableStatusCodes ?? configuration.acceptableStatusCodes
     }
-    /// The configuration's plugins, then the endpoint's (which run inside them).
+    /// The configuration's plugins, then the endpoint's (which run inside them, marking the request as the
+    /// endpoint's: their credentials go wherever it goes, see ``CredentialOrigins``).
     var plugins: [any APIPlugin] {
         let declared = endpoint.declaredOptions.plugins
-        return declared.isEmpty ? configuration.plugins : configuration.plugins + declared
+        return declared.isEmpty
+            ? configuration.plugins : configuration.plugins + declared.map { EndpointPlugin(base: $0) }
     }
     /// The decoder of the response body when the call names none: the endpoint's, over the configuration's.
     var decoder: any ResponseDecoder {
