@@ -102,12 +102,6 @@ final class AsyncHTTPClientCall: Sendable {
                 let fields = response.headers["Set-Cookie"]
                 if !fields.isEmpty { cookies.store(setCookieFields: fields, from: hop.url) }
             }
-            // Only a client the executor did not make can follow redirects itself: fail rather than go on.
-            if response.history.count > 1 {
-                throw APIError(
-                    .transport(.other), endpoint: request.endpoint, request: request,
-                    underlyingError: ClientFollowsRedirects())
-            }
             let statusCode = Int(response.status.code)
             guard Self.redirectCodes.contains(statusCode), request.redirectPolicy.followsRedirects,
                 let location = response.headers.first(name: "Location"),

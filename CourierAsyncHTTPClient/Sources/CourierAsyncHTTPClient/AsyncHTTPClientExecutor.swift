@@ -124,22 +124,21 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
         self.tls = TrustConfigurations(base: settings.tlsConfiguration, trust: trust)
     }
 
-    /// An executor over `client`, keeping cookies in `cookies` as ``init(cookies:)`` does.
+    /// An executor over `client`, keeping cookies in `cookies` as ``init(cookies:)`` does, when `client` is
+    /// ``sharedClient``.
     ///
-    /// AsyncHTTPClient keeps a client's configuration to itself, so the executor takes `client` at its word: it must
-    /// have been made from ``clientConfiguration(_:)`` (or with `redirectConfiguration: .disallow`), and WebSockets
-    /// use AsyncHTTPClient's default TLS configuration, not the client's. Use
-    /// ``init(configuration:eventLoopGroup:trust:cookies:)``, which knows both because it makes the client.
+    /// AsyncHTTPClient keeps a client's configuration to itself, so nothing shows whether a client made elsewhere
+    /// follows redirects. One that does would take every request's credentials (its `Authorization`, an API key, a
+    /// header an auth plugin marked) to whatever origin a server redirects to, before Courier could strip them. So
+    /// the executor takes only the client whose configuration it knows: ``sharedClient``. For a client of your own
+    /// settings, use ``init(configuration:eventLoopGroup:trust:cookies:)``, which makes the client from your
+    /// configuration with redirects off (pass `eventLoopGroup: client.eventLoopGroup` to keep your event loops).
     ///
-    /// - Throws: ``ClientFollowsRedirects`` for `HTTPClient.shared`, which follows redirects: it would take every
-    ///   request's credentials to whatever origin a server redirects to. A response that shows the client followed
-    ///   a redirect anyway fails the call (with ``ClientFollowsRedirects`` as its underlying error).
+    /// - Throws: ``ClientFollowsRedirects`` for any other client, `HTTPClient.shared` among them, before any request.
     @available(*, deprecated, message: "use init(configuration:eventLoopGroup:trust:cookies:), which makes the client")
     public init(client: HTTPClient, cookies: HTTPCookieStorage? = .shared) throws {
-        guard client !== HTTPClient.shared else { throw ClientFollowsRedirects() }
-        self.client = client
-        self.cookies = cookies.map(CookieJar.init)
-        self.tls = TrustConfigurations(base: nil, trust: .system)
+        guard client === Self.sharedClient else { throw ClientFollowsRedirects() }
+        self.init(cookies: cookies)
     }
 
     /// The client ``init(cookies:)`` uses: created on first use, on `HTTPClient.defaultEventLoopGroup` (the event
@@ -204,17 +203,18 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     }
 }
 
-/// Why ``AsyncHTTPClientExecutor/init(client:cookies:)`` refused a client: it follows redirects itself, which would
-/// bypass Courier's redirect policy (and take credentials to another origin). Create the client from
-/// ``AsyncHTTPClientExecutor/clientConfiguration(_:)``, or with `redirectConfiguration: .disallow`.
+/// Why ``AsyncHTTPClientExecutor/init(client:cookies:)`` refused a client: it may follow redirects itself, which
+/// would bypass Courier's redirect policy and take credentials to another origin, and AsyncHTTPClient shows no one a
+/// client's configuration. Use ``AsyncHTTPClientExecutor/init(configuration:eventLoopGroup:trust:cookies:)``, which
+/// makes the client with redirects off.
 public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
     /// Creates the error.
     public init() {}
 
     /// A short English description with the fix.
     public var description: String {
-        "the HTTPClient follows redirects itself; create it with redirectConfiguration: .disallow so that "
-            + "Courier's redirect policy decides (AsyncHTTPClientExecutor.clientConfiguration(_:))"
+        "Courier cannot see whether an HTTPClient it did not make follows redirects (which would take credentials to "
+            + "another origin); let AsyncHTTPClientExecutor(configuration:eventLoopGroup:trust:cookies:) make the client"
     }
 }
 

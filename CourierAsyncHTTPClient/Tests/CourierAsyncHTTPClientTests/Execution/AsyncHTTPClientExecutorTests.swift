@@ -142,17 +142,54 @@ struct AsyncHTTPClientExecutorTests {
         #expect(hits.hits == 0)
     }
 
-    @Test("The deprecated initializer refuses HTTPClient.shared (it follows redirects) and takes other clients")
-    @available(*, deprecated, message: "tests the deprecated init(client:cookies:)")
-    func clientsRefusedOrTaken() async throws {
-        let disallowing = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: AsyncHTTPClientExecutor.clientConfiguration())
+    /// The clients the deprecated initializer is handed, each with whether it follows redirects.
+    enum HandedClient: String, CaseIterable, Sendable {
+        /// AsyncHTTPClient's process-wide client: it follows redirects.
+        case httpClientShared
+        /// A client made from AsyncHTTPClient's default configuration, which follows redirects (what code written
+        /// against 1.0 hands over).
+        case defaultConfiguration
+        /// A client made from the executor's own settings: redirects off, but nothing public shows it.
+        case executorSettings
 
-        #expect(throws: ClientFollowsRedirects.self) { try AsyncHTTPClientExecutor(client: HTTPClient.shared) }
-        #expect(throws: Never.self) { try AsyncHTTPClientExecutor(client: disallowing) }
-        #expect(throws: Never.self) { try AsyncHTTPClientExecutor(client: AsyncHTTPClientExecutor.sharedClient) }
-        try await disallowing.shutdown()
+        func make() -> HTTPClient {
+            switch self {
+            case .httpClientShared: HTTPClient.shared
+            case .defaultConfiguration:
+                HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
+            case .executorSettings:
+                HTTPClient(
+                    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                    configuration: AsyncHTTPClientExecutor.clientConfiguration())
+            }
+        }
+    }
+
+    @Test(
+        "The deprecated initializer refuses every client whose configuration it cannot see, before any request",
+        arguments: HandedClient.allCases)
+    @available(*, deprecated, message: "tests the deprecated init(client:cookies:)")
+    func clientsRefused(_ handed: HandedClient) async throws {
+        // GIVEN a client made elsewhere
+        let client = handed.make()
+
+        // WHEN an executor is made over it, THEN it is refused with the error that says why and what to use
+        let error = #expect(throws: ClientFollowsRedirects.self) { try AsyncHTTPClientExecutor(client: client) }
+        #expect(error?.description.contains("AsyncHTTPClientExecutor(configuration:") == true)
+        if handed != .httpClientShared { try await client.shutdown() }
+    }
+
+    @Test("The deprecated initializer takes the shared client, and a redirect to another host carries no credential")
+    @available(*, deprecated, message: "tests the deprecated init(client:cookies:)")
+    func sharedClientTaken() async throws {
+        // GIVEN an executor over the shared client, the one client whose configuration the executor knows
+        let servers = try Servers.required()
+        let executor = try AsyncHTTPClientExecutor(client: AsyncHTTPClientExecutor.sharedClient, cookies: nil)
+
+        // WHEN a call with credentials is redirected to another host, THEN that host's own record shows none of them
+        let suite = ExecutorConformance(executor: executor, servers: servers)
+        let failures = await suite.run(.redirectCredentialsRemoved)
+        #expect(failures.isEmpty, "\(failures.map(\.description).joined(separator: "\n"))")
     }
 
     @Test("A short deadline after long ones fires on time (one timer serves every call)")
