@@ -144,7 +144,8 @@ extension TLSRefusal.Cause {
         case .clientCertificateRejected, .clientCertificateRequired: self = .clientCertificateRefused
         case .secureConnectionFailed: self = .handshakeFailed
         case .unknown:
-            guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String, let cause = LibcurlTLSText.cause(of: text)
+            guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String,
+                let cause = LibcurlTLSText.cause(of: text)
             else { return nil }
             self = cause
         default: return nil

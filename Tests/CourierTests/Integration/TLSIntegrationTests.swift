@@ -36,7 +36,9 @@ struct TLSIntegrationTests {
         return try #require(URL(string: "https://127.0.0.1:\(port)"))
     }
 
-    @Test("A refused certificate or handshake is .secureConnectionFailed, saying where and why", arguments: Origin.allCases)
+    @Test(
+        "A refused certificate or handshake is .secureConnectionFailed, saying where and why",
+        arguments: Origin.allCases)
     func refused(_ origin: Origin) async throws {
         let base = try Self.base(origin)
         let configuration = APIConfiguration(
