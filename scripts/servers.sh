@@ -260,7 +260,8 @@ courier_faultserver_stop() {
 
 # courier_tlsserver_start: the TLS server (scripts/servers/tlsserver.py): a private CA and its certificates made with
 # openssl into a temporary folder (COURIER_TLS_DIR, removed when the server stops) and an HTTPS origin per case on
-# 127.0.0.1 (COURIER_TLS_MAIN_PORT, _MTLS_, _OTHER_, _EXPIRED_, _WRONGHOST_PORT; see the script's header).
+# 127.0.0.1 (COURIER_TLS_MAIN_PORT, _MTLS_, _OTHER_, _EXPIRED_, _WRONGHOST_, _SELFSIGNED_PORT; see the script's
+# header).
 courier_tlsserver_start() {
     local root key value
     root="$(_courier_root)" || return 1
@@ -281,7 +282,7 @@ courier_tlsserver_start() {
 courier_tlsserver_stop() {
     _courier_stop "${COURIER_TLS_PID:-}" 5
     unset COURIER_TLS_PID COURIER_TLS_DIR COURIER_TLS_MAIN_PORT COURIER_TLS_MTLS_PORT COURIER_TLS_OTHER_PORT \
-        COURIER_TLS_EXPIRED_PORT COURIER_TLS_WRONGHOST_PORT
+        COURIER_TLS_EXPIRED_PORT COURIER_TLS_WRONGHOST_PORT COURIER_TLS_SELFSIGNED_PORT
 }
 
 # courier_sinkserver_start: the upload sink (scripts/servers/sinkserver.py), COURIER_SINK_URL.

@@ -12,7 +12,8 @@
 //   one in Internals/: the HAR model, `WebSocketStateMachine` with `WebSocketPayload`, `SensitiveData.Recording`,
 //   the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `CookieJar`, `ExecutorStop`
 //   and `TLSTrustLimitation`. A public type's SPI members stay in its declaration (a stored property cannot move):
-//   the readers of a `TLSTrust` (its rules, their roots, pins and identities, in Security/).
+//   the readers of a `TLSTrust` (its rules, their roots, pins and identities, in Security/), and how an executor
+//   reports a refused connection (`TLSRefusal.init(host:port:cause:pins:)`, `APIError.refusing(_:)`, in Errors/).
 //   No README block, article, Playground page, generated book or CourierTesting API a user calls may need it.
 // - `@_spi(Testing)`: hooks for this repository's tests and test tools only.
 //

@@ -11,6 +11,7 @@ Origins (each on a free port of 127.0.0.1; its certificate names `localhost` and
     other      a certificate of another CA (other-ca.pem): a second host with another certificate
     expired    a certificate of the test CA that expired yesterday
     wronghost  a certificate of the test CA for wrong.example only
+    selfsigned a self-signed certificate (selfsigned.pem), no CA
 
 Routes, on every origin:
     GET /count?path=P     how many requests for path P (any origin) reached a request line: `{"count": N}`
@@ -21,7 +22,7 @@ Routes, on every origin:
 Once every origin listens it writes, atomically, to --env-file:
     COURIER_TLS_DIR=<folder with ca.pem, other-ca.pem, client.pem, client.key, client.p12 (password: courier)>
     COURIER_TLS_MAIN_PORT=...  COURIER_TLS_MTLS_PORT=...  COURIER_TLS_OTHER_PORT=...
-    COURIER_TLS_EXPIRED_PORT=...  COURIER_TLS_WRONGHOST_PORT=...
+    COURIER_TLS_EXPIRED_PORT=...  COURIER_TLS_WRONGHOST_PORT=...  COURIER_TLS_SELFSIGNED_PORT=...
 """
 
 import argparse
@@ -75,6 +76,9 @@ def make_certificates(folder):
     make_leaf(folder, "expired", "ca", "localhost", server, days="-1")
     make_leaf(folder, "wronghost", "ca", "wrong.example",
               "subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth")
+    openssl(folder, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "selfsigned.key", "-out", "selfsigned.pem", "-subj", "/CN=localhost", "-days", "2",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-addext", "extendedKeyUsage=serverAuth")
     make_leaf(folder, "client", "ca", "courier-client", "extendedKeyUsage=clientAuth")
     openssl(folder, "pkcs12", "-export", "-inkey", "client.key", "-in", "client.pem", "-out", "client.p12",
             "-passout", "pass:courier")
@@ -207,6 +211,7 @@ def main():
         "OTHER": Server("other", context(folder, "other")),
         "EXPIRED": Server("expired", context(folder, "expired")),
         "WRONGHOST": Server("wronghost", context(folder, "wronghost")),
+        "SELFSIGNED": Server("selfsigned", context(folder, "selfsigned")),
     }
     for server in servers.values():
         threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -87,11 +87,19 @@ final class AsyncHTTPClientCall: Sendable {
         var hop = Hop(url: request.url, method: request.method, headers: request.headers, body: request.body)
         var redirects = 0
         while true {
-            let response: HTTPClientResponse
+            let http: HTTPClientRequest
             do {
-                response = try await client.execute(try makeRequest(hop), deadline: deadline)
+                http = try makeRequest(hop)
             } catch {
                 throw failure(error)
+            }
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(http, deadline: deadline)
+            } catch {
+                // A TLS refusal says where and why (the hop's host), diagnosed within what is left of the call.
+                throw await failure(error).diagnosed(
+                    url: hop.url, tls: tls, group: client.eventLoopGroup, within: deadline - .now())
             }
             if request.recordsTimeline {
                 // What AsyncHTTPClient tells of the connection: the protocol version (not whether it was reused).

@@ -17,6 +17,8 @@ import NIOWebSocket
 ///
 /// TLS follows the executor's trust for the host (``TrustConfigurations``); a public-key pin is checked against the
 /// server's certificate once the TLS handshake completes, before the upgrade request leaves (``PublicKeyPinGate``).
+/// A refused handshake fails with the TLS library's error (``TLSErrorRecorder``: the upgrade itself fails with a
+/// channel error once the connection closes) and where and why (``TLSDiagnosis``).
 /// The request's timeout bounds the handshake (``DeadlineTimer``); cancelling the calling task stops it at once.
 final class WebSocketHandshake: Sendable {
     let request: APIRequest
@@ -34,6 +36,8 @@ final class WebSocketHandshake: Sendable {
         /// Whether the server's certificate had none of the pinned public keys (the connection then closes, and the
         /// upgrade fails with whatever error closing gives it).
         var pinnedKeyMissing = false
+        /// The TLS library's first error, when the handshake failed.
+        var tlsError: (any Error & Sendable)?
     }
 
     /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
@@ -61,15 +65,17 @@ final class WebSocketHandshake: Sendable {
         if Task.isCancelled { throw ExecutorStop.cancelled.error(for: request) }
         let loop = group.next()
         let result = loop.makePromise(of: APIResponse.self)
+        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
         let work = Task {
             do {
                 let response = try await self.handshake()
                 if !self.complete(result, .success(response)) { await Self.discard(response) }
             } catch {
-                _ = self.complete(result, .failure(self.failure(error)))
+                let failure = await self.failure(error).diagnosed(
+                    url: self.request.url, tls: self.tls, group: self.group, within: deadline - .now())
+                _ = self.complete(result, .failure(failure))
             }
         }
-        let deadline = NIODeadline.now() + TimeAmount(request.timeout)
         let timer = DeadlineTimer.shared.add(deadline) { self.stop(.timedOut, result, work) }
         defer { DeadlineTimer.shared.remove(timer) }
         return try await withTaskCancellationHandler {
@@ -111,12 +117,12 @@ final class WebSocketHandshake: Sendable {
 
     /// The error to throw for `error`: the stop's reason when the handshake was stopped, else `error` classified.
     private func failure(_ error: any Error) -> APIError {
-        let (stop, pinnedKeyMissing) = state.withLockedValue { ($0.stop, $0.pinnedKeyMissing) }
+        let (stop, pinnedKeyMissing, tlsError) = state.withLockedValue { ($0.stop, $0.pinnedKeyMissing, $0.tlsError) }
         if let stop { return self.error(for: stop) }
-        if pinnedKeyMissing {
+        if pinnedKeyMissing || tlsError != nil {
             return APIError(
                 .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request,
-                underlyingError: PinnedKeyMissing())
+                underlyingError: pinnedKeyMissing ? PinnedKeyMissing() : tlsError)
         }
         if let error = error as? APIError { return error }
         return APIError(
@@ -236,6 +242,12 @@ final class WebSocketHandshake: Sendable {
             // SNI names a host, never an address.
             let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
             try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
+            try pipeline.addHandler(
+                TLSErrorRecorder { error in
+                    self.state.withLockedValue { state in
+                        if state.tlsError == nil { state.tlsError = error }
+                    }
+                })
             if !pins.isEmpty {
                 try pipeline.addHandler(
                     PublicKeyPinGate(pins: pins) { self.state.withLockedValue { $0.pinnedKeyMissing = true } })
@@ -326,6 +338,35 @@ private final class PublicKeyPinGate: ChannelDuplexHandler, RemovableChannelHand
             if flushed { context.flush() }
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Tells the TLS library's error of a failed handshake, as it passes towards the upgrade (which holds it back, then
+/// fails with a channel error of its own: the TLS error would be lost). Errors after the handshake are not its.
+private final class TLSErrorRecorder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    let record: @Sendable (any Error & Sendable) -> Void
+    private var handshakeCompleted = false
+
+    init(record: @escaping @Sendable (any Error & Sendable) -> Void) {
+        self.record = record
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event { handshakeCompleted = true }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !handshakeCompleted else { return context.fireErrorCaught(error) }
+        switch error {
+        case let error as NIOSSLError: record(error)
+        case let error as NIOSSLExtraError: record(error)
+        case let error as BoringSSLError: record(error)
+        default: break
+        }
+        context.fireErrorCaught(error)
     }
 }
 

@@ -84,8 +84,9 @@ import Tracing
 ///
 /// A ``Courier/TLSTrust`` (``init(trust:cookies:)``, ``init(configuration:eventLoopGroup:trust:cookies:)``) becomes
 /// AsyncHTTPClient's per-request `TLSConfiguration` for the hosts it names, on every redirect hop and WebSocket
-/// handshake: roots of your own, certificate pins as the only trust roots (pin a root certificate authority), and a
-/// client certificate (PEM or PKCS#12). AsyncHTTPClient shows no one the chain it verified, so a public-key pin fails
+/// handshake: roots of your own, certificate pins as the only trust roots (pin a self-signed root certificate
+/// authority; any other pinned certificate fails with `.unsupportedByExecutor` before any I/O), and a client
+/// certificate (PEM or PKCS#12). AsyncHTTPClient shows no one the chain it verified, so a public-key pin fails
 /// an HTTP request with `.unsupportedByExecutor` before any I/O; WebSocket handshakes check it against the server's
 /// certificate before the upgrade request is sent.
 public struct AsyncHTTPClientExecutor: APIExecutor {

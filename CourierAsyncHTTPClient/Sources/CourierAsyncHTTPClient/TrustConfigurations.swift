@@ -10,7 +10,9 @@ import NIOSSL
 /// connection verified under one rule never carries a request under another), and the WebSocket path's:
 /// - roots replace the trust roots, or join them (`includesSystemRoots`);
 /// - certificate pins become the only trust roots: the chain must lead to one of them. BoringSSL takes a trust
-///   root as the end of a chain only when it is self-signed, so pin a root certificate authority;
+///   root as the end of a chain only when it is self-signed, so a pinned certificate that is not (its subject is not
+///   its issuer: an intermediate, a server's certificate) could never match: a request to its host fails with
+///   `.unsupportedByExecutor` before any I/O, naming the pin and what to pin instead;
 /// - a client identity becomes the certificate chain and private key presented;
 /// - public-key pins need a look at the verified chain that AsyncHTTPClient does not give: a request to such a
 ///   host fails with `.unsupportedByExecutor` before any I/O (WebSockets check them, see `WebSocketHandshake`).
@@ -20,6 +22,8 @@ struct TrustConfigurations: Sendable {
     let trust: TLSTrust
     /// Per rule, in the trust's order: its configuration, or why it cannot be built.
     private let built: [Result<TLSConfiguration, Unreadable>]
+    /// Per rule, in the trust's order: its first certificate pin that is not self-signed, `nil` when there is none.
+    private let unanchoredPins: [TLSPin?]
 
     /// Why a rule cannot be built: its key material cannot be read (SwiftNIO SSL's error).
     struct Unreadable: Error {
@@ -30,6 +34,14 @@ struct TrustConfigurations: Sendable {
         self.base = base
         self.trust = trust
         self.built = trust.hosts.map { Self.configuration(of: $0, over: base ?? .makeClientConfiguration()) }
+        self.unanchoredPins = trust.hosts.map { rule in
+            rule.pins.first { pin in
+                guard pin.kind == .certificate,
+                    let certificate = try? NIOSSLCertificate(bytes: Array(pin.certificate.der), format: .der)
+                else { return false }
+                return certificate.subjectName != certificate.issuerName
+            }
+        }
     }
 
     /// The TLS configuration of a request to `url` (`nil`: the client's own), checked for `request`'s path: an
@@ -50,13 +62,26 @@ struct TrustConfigurations: Sendable {
                         + "shows it to no one)",
                     advice: "pin the root certificate authority with TLSPin.certificate(_:) instead"))
         }
+        if let pin = unanchoredPins[index] {
+            throw APIError(
+                .transport(.unsupportedByExecutor), endpoint: request.endpoint, request: request,
+                underlyingError: TLSTrustLimitation(
+                    executor: "AsyncHTTPClientExecutor",
+                    reason: "a pin of a certificate that is not self-signed for \(rule.pattern) (\(pin)): a pinned "
+                        + "certificate becomes the host's only trust root, and BoringSSL ends a chain only at a "
+                        + "self-signed root, so an intermediate's or a server's own certificate never matches",
+                    advice: "pin the root certificate authority that issues it with TLSPin.certificate(_:)"
+                        + (webSocket ? ", or its public key with TLSPin.publicKey(of:)" : "")))
+        }
         switch built[index] {
         case .success(let configuration):
             return configuration
         case .failure(let unreadable):
-            throw APIError(
+            let error = APIError(
                 .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request,
                 underlyingError: unreadable.underlying)
+            let port = url.port ?? 443
+            throw error.refusing(TLSRefusal(host: host, port: port, cause: .unreadableCertificate, pins: rule.pins))
         }
     }
 

@@ -96,7 +96,12 @@ extension APIError: CustomStringConvertible, CustomDebugStringConvertible, Custo
         case .invalidRequest(let problem):
             problem.description + ((underlyingError as? MissingPathValueHint).map { " (\($0))" } ?? "")
         case .transport(let problem):
-            "\(problem.description)" + (underlyingErrorSummary.map { " (\($0))" } ?? "")
+            if let refusal = tlsRefusal {
+                // Courier's words only: a TLS library's text names files of its build.
+                "the secure connection to \(refusal.origin) failed: \(refusal.why)"
+            } else {
+                "\(problem.description)" + (underlyingErrorSummary.map { " (\($0))" } ?? "")
+            }
         case .unacceptableStatus(let category):
             "unacceptable status \(statusCode.map(String.init) ?? "?") (\(category.description))"
         case .decodingFailed:

@@ -79,6 +79,9 @@ extension APIError {
                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
                 .clientCertificateRequired:
                 self = .secureConnectionFailed
+            case .unknown where TLSRefusal.Cause(error) != nil:
+                // FoundationNetworking: libcurl's certificate and handshake failures, told by their text.
+                self = .secureConnectionFailed
             default: self = .other
             }
         }

@@ -45,6 +45,8 @@ public struct APIError: Error, Sendable {
     var responseDecoder: (any ResponseDecoder)? = nil
     /// The call's recorder, set where the call ends (the error's request may be one a plugin made).
     var recorder: CallRecorder? = nil
+    /// Where and why the executor says a secure connection was refused (see ``tlsRefusal``).
+    var reportedTLSRefusal: TLSRefusal? = nil
 
     /// What happened during the call that failed, up to the failure: its attempts, retries, redirects and cache
     /// decisions; `nil` when no observer of the configuration watches events (see ``CallTimeline``).

@@ -45,6 +45,17 @@ extension TLSTrust.Host: CustomStringConvertible, CustomDebugStringConvertible, 
     }
 }
 
+extension TLSPin: CustomStringConvertible {
+    /// What is pinned, by its SHA-256 in base64: `certificate sha256/…` (of the certificate's DER bytes) or
+    /// `public key sha256/…` (of its SubjectPublicKeyInfo, the form other clients and `openssl` print).
+    public var description: String {
+        switch kind {
+        case .certificate: "certificate \(certificate.fingerprint)"
+        case .publicKey: "public key " + (certificate.publicKeyFingerprint ?? "of an unreadable certificate")
+        }
+    }
+}
+
 extension TLSClientIdentity: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The identity's kind and size, without the key: `client identity (PEM, 2 certificates, key ***)`.
     public var description: String {

@@ -112,14 +112,26 @@ public struct TLSCertificate: Sendable, Hashable {
         self.der = der
     }
 
-    /// The first certificate of `pem` (`-----BEGIN CERTIFICATE-----`…), `nil` when it holds none.
+    /// The first certificate of `pem` (`-----BEGIN CERTIFICATE-----`…).
+    ///
+    /// `nil` when `pem` holds no `CERTIFICATE` block whose base64 decodes: another kind of block (a private key,
+    /// `BEGIN TRUSTED CERTIFICATE`), DER bytes read as text, or a block cut short. The bytes are not checked as
+    /// X.509 here; a connection that uses them does (an executor refuses a certificate it cannot read). For a bundle
+    /// of several certificates, use ``certificates(inPEM:)``.
     public init?(pem: String) {
-        guard let first = Self.certificates(inPEM: pem).first else { return nil }
+        guard let first = Self.derBlocks(inPEM: pem).first else { return nil }
         self.der = first
     }
 
+    /// Every certificate of `pem`, in order: a CA bundle becomes a rule's roots in one step
+    /// (`TLSTrust.Host("api.internal.example", roots: TLSCertificate.certificates(inPEM: bundle))`). Empty when it
+    /// holds none; blocks that are not certificates (a key, a comment) are skipped, as ``init(pem:)`` skips them.
+    public static func certificates(inPEM pem: String) -> [TLSCertificate] {
+        derBlocks(inPEM: pem).map(TLSCertificate.init(der:))
+    }
+
     /// The DER bytes of every `CERTIFICATE` block of `pem`, in order.
-    static func certificates(inPEM pem: String) -> [Data] {
+    static func derBlocks(inPEM pem: String) -> [Data] {
         let begin = "-----BEGIN CERTIFICATE-----"
         let end = "-----END CERTIFICATE-----"
         var found: [Data] = []

@@ -110,3 +110,54 @@ import Testing
         }
     #endif
 }
+
+/// A bundle of PEM certificates, and what a pin prints.
+@Suite struct TLSCertificateBundleTests {
+    /// A self-signed EC certificate made with openssl; its fingerprints as `openssl dgst -sha256 -binary | base64`
+    /// prints them (of the DER bytes, and of `openssl x509 -pubkey | openssl pkey -pubin -outform der`).
+    static let fixture = """
+        -----BEGIN CERTIFICATE-----
+        MIIBejCCAR+gAwIBAgIUXkj3a5sTOTiuCxpGEtkz//sZL3owCgYIKoZIzj0EAwIw
+        EjEQMA4GA1UEAwwHZml4dHVyZTAeFw0yNjEyMDEyMDU5NDJaFw0zNjExMjgyMDU5
+        NDJaMBIxEDAOBgNVBAMMB2ZpeHR1cmUwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC
+        AAS0naPcgWSPR9oOJuSCSkyT6+7HCMfqmAh/mtFz2GSbIyzcy49qCzEv3R0nMk4m
+        EhGeGxhc9QmCJYYQ4LVDyuP1o1MwUTAdBgNVHQ4EFgQUcpgB6w/pip9M5FJoOYoe
+        U6do4F8wHwYDVR0jBBgwFoAUcpgB6w/pip9M5FJoOYoeU6do4F8wDwYDVR0TAQH/
+        BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEA8YLGkiIv9657IvZumL/Ot8m+DrUE
+        KZxHobxziEBXmtACIQDBnhjnPKcf/Sb5GU1McMKsJ2cBdwIxiU9czjo8TYpdng==
+        -----END CERTIFICATE-----
+        """
+    static let certificateFingerprint = "sha256/4cLGy8fYQQbzu4qBbR5nnig3m+c2us6JM9xKJ7pWHSY="
+    static let keyFingerprint = "sha256/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLc="
+
+    @Test("A bundle reads as every certificate in order, skipping other blocks; text without one as none")
+    func bundle() throws {
+        let first = Data((0..<40).map { UInt8($0) })
+        let second = try #require(TLSCertificate(pem: Self.fixture)).der
+        let bundle = """
+            # Company CA bundle
+            -----BEGIN CERTIFICATE-----
+            \(first.base64EncodedString(options: .lineLength64Characters))
+            -----END CERTIFICATE-----
+            -----BEGIN PRIVATE KEY-----
+            AAAA
+            -----END PRIVATE KEY-----
+            \(Self.fixture)
+            """
+        #expect(TLSCertificate.certificates(inPEM: bundle).map(\.der) == [first, second])
+        #expect(TLSCertificate(pem: bundle)?.der == first)
+        #expect(TLSCertificate.certificates(inPEM: "no certificate here").isEmpty)
+        #expect(TLSCertificate.certificates(inPEM: "-----BEGIN CERTIFICATE-----\nAAAA").isEmpty)
+    }
+
+    @Test("A pin prints what it pins by SHA-256, as openssl prints it; bytes that are no certificate say so")
+    func pinDescriptions() throws {
+        let certificate = try #require(TLSCertificate(pem: Self.fixture))
+        #expect("\(TLSPin.certificate(certificate))" == "certificate \(Self.certificateFingerprint)")
+        #expect("\(TLSPin.publicKey(of: certificate))" == "public key \(Self.keyFingerprint)")
+        for bytes in [[], [0x30], [0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF], [0x30, 0x03, 0x02, 0x01, 0x01]] as [[UInt8]] {
+            let junk = TLSCertificate(der: Data(bytes))
+            #expect("\(TLSPin.publicKey(of: junk))" == "public key of an unreadable certificate")
+        }
+    }
+}

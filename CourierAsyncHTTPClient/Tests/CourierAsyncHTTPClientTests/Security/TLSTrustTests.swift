@@ -23,7 +23,7 @@ struct TLSTrustTests {
             let environment = ProcessInfo.processInfo.environment
             folder = URL(fileURLWithPath: try #require(environment["COURIER_TLS_DIR"]))
             var ports: [String: Int] = [:]
-            for name in ["MAIN", "MTLS", "OTHER", "EXPIRED", "WRONGHOST"] {
+            for name in ["MAIN", "MTLS", "OTHER", "EXPIRED", "WRONGHOST", "SELFSIGNED"] {
                 let port = environment["COURIER_TLS_\(name)_PORT"].flatMap { Int($0) }
                 let value: Int = try #require(port, "COURIER_TLS_\(name)_PORT")
                 ports[name] = value
@@ -300,5 +300,135 @@ struct TLSTrustTests {
             }
             #expect(!text.contains("BEGIN PRIVATE KEY"))
         }
+    }
+
+    // MARK: - Refusals: typed, where and why
+
+    /// A refusal of the TLS server, on one of its origins under one trust, and its cause.
+    enum Refusal: String, CaseIterable, Sendable {
+        case privateCAUnderSystemTrust, selfSignedUnderSystemTrust, expired, wrongHost, wrongPin, refusedClient
+
+        var origin: String {
+            switch self {
+            case .privateCAUnderSystemTrust, .wrongPin: "MAIN"
+            case .selfSignedUnderSystemTrust: "SELFSIGNED"
+            case .expired: "EXPIRED"
+            case .wrongHost: "WRONGHOST"
+            case .refusedClient: "MTLS"
+            }
+        }
+
+        var cause: TLSRefusal.Cause {
+            switch self {
+            case .privateCAUnderSystemTrust, .selfSignedUnderSystemTrust: .untrustedIssuer
+            case .expired: .expired
+            case .wrongHost: .wrongHost
+            case .wrongPin: .pinMismatch
+            case .refusedClient: .clientCertificateRefused
+            }
+        }
+
+        func trust(_ server: Server) throws -> TLSTrust {
+            let ca = try server.certificate("ca.pem")
+            switch self {
+            case .privateCAUnderSystemTrust, .selfSignedUnderSystemTrust:
+                return .system
+            case .expired, .wrongHost:
+                return TLSTrust([TLSTrust.Host("127.0.0.1", roots: [ca])])
+            case .wrongPin:
+                return TLSTrust([
+                    TLSTrust.Host("127.0.0.1", pins: [.certificate(try server.certificate("other-ca.pem"))])
+                ])
+            case .refusedClient:
+                // The server's own certificate, which is not for clients (its extended key usage is serverAuth).
+                let identity = TLSClientIdentity(
+                    certificateChain: [try server.certificate("server.pem")],
+                    privateKeyPEM: try server.text("server.key"))
+                return TLSTrust([TLSTrust.Host("127.0.0.1", roots: [ca], clientIdentity: identity)])
+            }
+        }
+    }
+
+    /// The error of a call to `path` on `origin` under `trust`: a `GET` (`https`) or a WebSocket (`wss`).
+    static func refusal(
+        _ path: String, on origin: URL, trust: TLSTrust, webSocket: Bool
+    ) async throws -> APIError {
+        let configuration = APIConfiguration(
+            baseURL: origin, executor: AsyncHTTPClientExecutor(trust: trust, cookies: nil))
+        do {
+            if webSocket {
+                let socket = try await WebSocket<Void>(path).connect(using: configuration)
+                await socket.close()
+            } else {
+                _ = try await GET<Void>(path).request(using: configuration) as String
+            }
+        } catch {
+            return error
+        }
+        Issue.record("the call to \(origin)\(path) succeeded")
+        throw CancellationError()
+    }
+
+    @Test(
+        "Every TLS refusal, over HTTP and wss, is .secureConnectionFailed with the TLS error, saying where and why",
+        arguments: Refusal.allCases, [false, true])
+    func refusals(_ refusal: Refusal, webSocket: Bool) async throws {
+        let server = try Server()
+        let path = (webSocket ? "/ws" : "") + Self.path("refused-\(refusal.rawValue)")
+        let origin = try server.url(refusal.origin, scheme: webSocket ? "wss" : "https")
+        let trust = try refusal.trust(server)
+        let error = try await Self.refusal(path, on: origin, trust: trust, webSocket: webSocket)
+        #expect(error.reason == .transport(.secureConnectionFailed), "\(error)")
+        let underlying = try #require(error.underlyingError, "\(error)")
+        #expect(!(underlying is APIError) && "\(type(of: underlying))".contains("SSL"), "\(underlying)")
+        let port = try #require(origin.port)
+        let pins: [TLSPin] = refusal == .wrongPin ? [.certificate(try server.certificate("other-ca.pem"))] : []
+        let reported = try #require(error.tlsRefusal)
+        #expect(reported.host == "127.0.0.1")
+        #expect(reported.port == port)
+        #expect(reported.cause == refusal.cause, "\(error)")
+        #expect(reported.pins == pins)
+        let text = "\(error)"
+        #expect(text.hasPrefix("GET \(path): the secure connection to 127.0.0.1:\(port) failed: \(refusal.cause)"))
+        for build in [".build", "checkouts", ".cc:", "OPENSSL_internal"] {
+            #expect(!text.contains(build), "\(text)")
+        }
+        if refusal == .wrongPin {
+            #expect(text.contains("pinned for the host: \(TLSPin.certificate(try server.certificate("other-ca.pem")))"))
+        }
+        #expect(try await server.count(path) == 0)
+    }
+
+    @Test(
+        "A pinned certificate that is not a root is refused before any I/O, naming what to pin instead",
+        arguments: ["server.pem", "client.pem"], [false, true])
+    func nonRootPinRefused(_ name: String, webSocket: Bool) async throws {
+        let server = try Server()
+        let path = (webSocket ? "/ws" : "") + Self.path("leaf-pin")
+        let pin = TLSPin.certificate(try server.certificate(name))
+        let trust = TLSTrust([
+            TLSTrust.Host("127.0.0.1", roots: [try server.certificate("ca.pem")], pins: [pin])
+        ])
+        let origin = try server.url("MAIN", scheme: webSocket ? "wss" : "https")
+        let error = try await Self.refusal(path, on: origin, trust: trust, webSocket: webSocket)
+        #expect(error.reason == .transport(.unsupportedByExecutor), "\(error)")
+        #expect(error.endpoint.path == path)
+        let text = "\(error.underlyingError.map { "\($0)" } ?? "")"
+        #expect(text.contains("127.0.0.1") && text.contains("\(pin)"), "\(text)")
+        #expect(text.contains("pin the root certificate authority"), "\(text)")
+        #expect(text.contains("TLSPin.publicKey(of:)") == webSocket, "\(text)")
+        #expect(try await server.count(path) == 0)
+    }
+
+    @Test("A CA bundle in PEM becomes a rule's roots in one call")
+    func bundleAsRoots() async throws {
+        let server = try Server()
+        let other = try server.text("other-ca.pem")
+        let bundle = other + (try server.text("ca.pem"))
+        let roots = TLSCertificate.certificates(inPEM: bundle)
+        #expect(roots.count == 2)
+        let trust = TLSTrust([TLSTrust.Host("127.0.0.1", roots: roots)])
+        let result = await Self.call(Self.path("bundle"), on: try server.url("MAIN"), trust: trust)
+        #expect(try result.get() == "hello")
     }
 }
