@@ -507,8 +507,14 @@ final class URLSessionCall: NSObject, DeadlineClock.Client, Sendable {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
-            if let (disposition, credential) = TrustChallenge.answer(challenge, trust: trust) {
-                return completionHandler(disposition, credential)
+            if let answer = TrustChallenge.answer(challenge, trust: trust) {
+                if let refusal = answer.refusal {
+                    // Cancelling the challenge ends the task as cancelled: the call fails with the refusal instead.
+                    let refused = APIError(
+                        .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request)
+                    stop(.failed(refused.refusing(refusal)), cancellingTask: false)
+                }
+                return completionHandler(answer.disposition, answer.credential)
             }
         #endif
         let method = challenge.protectionSpace.authenticationMethod

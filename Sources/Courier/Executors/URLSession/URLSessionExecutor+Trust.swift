@@ -57,38 +57,71 @@ extension URLSessionExecutor {
             static let clientCertificate = "NSURLAuthenticationMethodClientCertificate"
         #endif
 
+        /// How a TLS challenge is answered and, when it refuses the connection, where and why.
+        struct Answer {
+            let disposition: URLSession.AuthChallengeDisposition
+            let credential: URLCredential?
+            /// Why the connection is refused: the call then fails with `.secureConnectionFailed` and this refusal,
+            /// not with the `.cancelled` that cancelling the challenge makes URLSession report.
+            let refusal: TLSRefusal?
+
+            static var defaultHandling: Answer {
+                Answer(disposition: .performDefaultHandling, credential: nil, refusal: nil)
+            }
+
+            static func use(_ credential: URLCredential) -> Answer {
+                Answer(disposition: .useCredential, credential: credential, refusal: nil)
+            }
+
+            static func refuse(
+                _ cause: TLSRefusal.Cause, _ space: URLProtectionSpace, pins: [TLSPin] = []
+            ) -> Answer {
+                Answer(
+                    disposition: .cancelAuthenticationChallenge, credential: nil,
+                    refusal: TLSRefusal(host: space.host, port: space.port, cause: cause, pins: pins))
+            }
+        }
+
         /// The answer to `challenge` under `trust`, `nil` when `challenge` is not a TLS challenge.
-        static func answer(
-            _ challenge: URLAuthenticationChallenge, trust: TLSTrust
-        ) -> (URLSession.AuthChallengeDisposition, URLCredential?)? {
+        static func answer(_ challenge: URLAuthenticationChallenge, trust: TLSTrust) -> Answer? {
             let space = challenge.protectionSpace
             switch space.authenticationMethod {
             case serverTrust:
-                guard let rule = trust.rule(for: space.host) else { return (.performDefaultHandling, nil) }
-                guard let credential = serverCredential(challenge, rule: rule) else {
-                    return (.cancelAuthenticationChallenge, nil)
+                guard let rule = trust.rule(for: space.host) else { return .defaultHandling }
+                switch serverCredential(challenge, rule: rule) {
+                case .success(let credential): return .use(credential)
+                case .failure(let refusal):
+                    return .refuse(refusal.cause, space, pins: refusal.cause == .pinMismatch ? rule.pins : [])
                 }
-                return (.useCredential, credential)
             case clientCertificate:
-                guard let identity = trust.rule(for: space.host)?.clientIdentity else {
-                    return (.performDefaultHandling, nil)
+                guard let identity = trust.rule(for: space.host)?.clientIdentity else { return .defaultHandling }
+                guard let credential = clientCredential(identity) else {
+                    return .refuse(.unreadableCertificate, space)
                 }
-                guard let credential = clientCredential(identity) else { return (.cancelAuthenticationChallenge, nil) }
-                return (.useCredential, credential)
+                return .use(credential)
             default:
                 return nil
             }
         }
     }
+
+    /// Why ``TrustChallenge/serverCredential(_:rule:)`` refused a server.
+    struct ServerRefusal: Error {
+        let cause: TLSRefusal.Cause
+    }
 #endif
 
 #if canImport(Security)
     extension TrustChallenge {
-        /// The credential that accepts the server of `challenge`, `nil` when `rule` refuses it: the chain must
-        /// verify for the host against the rule's roots and pinned certificates (and the system's roots when the rule
-        /// says so), and contain a pin.
-        static func serverCredential(_ challenge: URLAuthenticationChallenge, rule: TLSTrust.Host) -> URLCredential? {
-            guard let serverTrust = challenge.protectionSpace.serverTrust else { return nil }
+        /// The credential that accepts the server of `challenge`, or why `rule` refuses it: the chain must verify
+        /// for the host against the rule's roots and pinned certificates (and the system's roots when the rule says
+        /// so), and contain a pin.
+        static func serverCredential(
+            _ challenge: URLAuthenticationChallenge, rule: TLSTrust.Host
+        ) -> Result<URLCredential, ServerRefusal> {
+            guard let serverTrust = challenge.protectionSpace.serverTrust else {
+                return .failure(ServerRefusal(cause: .handshakeFailed))
+            }
             SecTrustSetPolicies(serverTrust, SecPolicyCreateSSL(true, challenge.protectionSpace.host as CFString))
             // A pinned certificate anchors a chain too, as on AsyncHTTPClientExecutor: a private authority can be
             // pinned without being listed twice.
@@ -98,9 +131,12 @@ extension URLSessionExecutor {
                 guard anchors.count == anchored.count,
                     SecTrustSetAnchorCertificates(serverTrust, anchors as CFArray) == errSecSuccess,
                     SecTrustSetAnchorCertificatesOnly(serverTrust, !rule.includesSystemRoots) == errSecSuccess
-                else { return nil }
+                else { return .failure(ServerRefusal(cause: .unreadableCertificate)) }
             }
-            guard SecTrustEvaluateWithError(serverTrust, nil) else { return nil }
+            var evaluation: CFError?
+            guard SecTrustEvaluateWithError(serverTrust, &evaluation) else {
+                return .failure(ServerRefusal(cause: cause(of: evaluation)))
+            }
             if !rule.pins.isEmpty {
                 let chain = (SecTrustCopyCertificateChain(serverTrust) as? [SecCertificate]) ?? []
                 let certificates = chain.map { SecCertificateCopyData($0) as Data }
@@ -116,9 +152,19 @@ extension URLSessionExecutor {
                         return keys.contains(key)
                     }
                 }
-                guard pinned else { return nil }
+                guard pinned else { return .failure(ServerRefusal(cause: .pinMismatch)) }
             }
-            return URLCredential(trust: serverTrust)
+            return .success(URLCredential(trust: serverTrust))
+        }
+
+        /// The cause a failed trust evaluation reports: an expired or not yet valid certificate, one for another
+        /// host, else an untrusted issuer.
+        private static func cause(of evaluation: CFError?) -> TLSRefusal.Cause {
+            guard let evaluation else { return .untrustedIssuer }
+            let code = CFErrorGetCode(evaluation)
+            if code == Int(errSecCertificateExpired) || code == Int(errSecCertificateNotValidYet) { return .expired }
+            if code == Int(errSecHostNameMismatch) { return .wrongHost }
+            return .untrustedIssuer
         }
 
         /// The external representation of `certificate`'s public key.
@@ -149,8 +195,10 @@ extension URLSessionExecutor {
     extension TrustChallenge {
         // FoundationNetworking has no Security framework: a build with COURIER_APPLE_PATHS type-checks the
         // challenge's dispatch above with these stand-ins, which refuse every server and identity.
-        static func serverCredential(_ challenge: URLAuthenticationChallenge, rule: TLSTrust.Host) -> URLCredential? {
-            nil
+        static func serverCredential(
+            _ challenge: URLAuthenticationChallenge, rule: TLSTrust.Host
+        ) -> Result<URLCredential, ServerRefusal> {
+            .failure(ServerRefusal(cause: .untrustedIssuer))
         }
 
         static func clientCredential(_ identity: TLSClientIdentity) -> URLCredential? {

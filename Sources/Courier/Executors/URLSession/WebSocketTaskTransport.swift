@@ -49,6 +49,10 @@ import Foundation
             let chosen: String?
             do {
                 chosen = try await handshake.wait(for: task, timeout: request.timeout)
+            } catch let refused as WebSocketHandshake.TLSRefused {
+                task.cancel()
+                throw APIError(.transport(.secureConnectionFailed), endpoint: request.endpoint, request: request)
+                    .refusing(refused.refusal)
             } catch {
                 task.cancel()
                 // A server that answered with another status: that response, for the status check and the plugins
@@ -153,6 +157,11 @@ import Foundation
             var outcome: Result<String?, any Error>?
         }
 
+        /// The handshake refused the server's certificate, or could not present the client's.
+        struct TLSRefused: Error {
+            let refusal: TLSRefusal
+        }
+
         private let state = LockedBox(State())
         /// How the handshake answers TLS challenges.
         private let trust: TLSTrust
@@ -165,9 +174,12 @@ import Foundation
             _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            let (disposition, credential) =
-                TrustChallenge.answer(challenge, trust: trust) ?? (.performDefaultHandling, nil)
-            completionHandler(disposition, credential)
+            let answer = TrustChallenge.answer(challenge, trust: trust) ?? .defaultHandling
+            if let refusal = answer.refusal {
+                // Cancelling the challenge fails the task as cancelled: the handshake fails with the refusal instead.
+                finish(.failure(TLSRefused(refusal: refusal)))
+            }
+            completionHandler(answer.disposition, answer.credential)
         }
 
         /// Starts `task` and returns the subprotocol the server chose, once the socket is open.
