@@ -41,7 +41,8 @@ public struct CacheThenNetworkSequence<Output>: AsyncSequence {
 
     /// Produces the cached update, then the network update.
     public struct Iterator: AsyncIteratorProtocol {
-        /// What a loop over the updates throws: `catch` around `for try await` gets an ``APIError``.
+        /// What a loop over the updates throws: `catch` around `for try await` gets an ``APIError``
+        /// (in a closure, under `do throws(APIError)`).
         public typealias Failure = APIError
 
         let cached: () async throws(APIError) -> (Output, TimeInterval)?

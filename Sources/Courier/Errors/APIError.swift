@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// do {
 ///     let user: User = try await GitHub.$user.request(with: "octocat")
-/// } catch {  // Courier's calls use typed throws: `error` is an APIError
+/// } catch {  // typed throws: `error` is an APIError (in a closure, write `do throws(APIError)`)
 ///     switch error.reason {
 ///     case .unacceptableStatus(.notFound): showNotFound()
 ///     case .unacceptableStatus(.unauthorized): signIn()

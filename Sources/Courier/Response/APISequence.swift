@@ -24,7 +24,8 @@ public struct APISequence<Element>: AsyncSequence, Sendable {
 
     /// Produces the elements of one iteration.
     public struct Iterator: AsyncIteratorProtocol {
-        /// What a loop over the sequence throws: `catch` around `for try await` gets an ``APIError``.
+        /// What a loop over the sequence throws: `catch` around `for try await` gets an ``APIError``
+        /// (in a closure, under `do throws(APIError)`).
         public typealias Failure = APIError
 
         var source: any APISequenceSource<Element>

@@ -89,7 +89,8 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
 
     /// Reads a stream's chunks in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        /// What a loop over the chunks throws: `catch` around `for try await` gets an ``APIError``.
+        /// What a loop over the chunks throws: `catch` around `for try await` gets an ``APIError``
+        /// (in a closure, under `do throws(APIError)`).
         public typealias Failure = APIError
 
         let reader: Reader

@@ -192,7 +192,8 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
     /// Reads a socket's messages in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        /// What a loop over the messages throws: `catch` around `for try await` gets an ``APIError``.
+        /// What a loop over the messages throws: `catch` around `for try await` gets an ``APIError``
+        /// (in a closure, under `do throws(APIError)`).
         public typealias Failure = APIError
 
         let reader: Reader
