@@ -107,6 +107,51 @@ public struct API<Parameter, Method: HTTPMethodMarker>: Sendable {
             headerBuilder: headerBuilder
         )
     }
+
+    /// Declares an endpoint as a value whose trailing closure returns an `Encodable` model (its top-level keys are
+    /// the names), `Data` (sent as it is) or a file `URL` (streamed), as `APIParameterBuilder`'s `.init { $0 }`
+    /// does for a property wrapper:
+    ///
+    /// ```swift
+    /// static let createOrder = POST<NewOrder>("/orders") { $0 }   // the model is the JSON body
+    /// ```
+    ///
+    /// The options are those of the initializer above (``EndpointOptions``' fields).
+    @_disfavoredOverload
+    public init<Model: Encodable & Sendable>(
+        _ path: String,
+        headers: HTTPHeaders = [:],
+        host: APIHost? = nil,
+        baseURL: URL? = nil,
+        encoding: ParameterEncoding? = nil,
+        timeout: Duration? = nil,
+        acceptableStatusCodes: AcceptableStatusCodes? = nil,
+        redirectPolicy: RedirectPolicy? = nil,
+        maxResponseBytes: Int? = nil,
+        tags: APITags = [],
+        plugins: [any APIPlugin] = [],
+        decoder: (any ResponseDecoder)? = nil,
+        parameters build: @escaping @Sendable (Parameter) -> Model,
+        headerBuilder: (@Sendable (Parameter) -> HTTPHeaders)? = nil
+    ) {
+        self.init(
+            wrappedValue: APIParameterBuilder(returning: build),
+            path,
+            options: EndpointOptions(
+                headers: headers,
+                host: host,
+                baseURL: baseURL,
+                encoding: encoding,
+                timeout: timeout,
+                acceptableStatusCodes: acceptableStatusCodes,
+                redirectPolicy: redirectPolicy,
+                maxResponseBytes: maxResponseBytes,
+                tags: tags,
+                plugins: plugins,
+                decoder: decoder),
+            headerBuilder: headerBuilder
+        )
+    }
     // END generated
 
     /// Declares an endpoint whose settings are one ``EndpointOptions`` value, for example options shared

@@ -42,6 +42,17 @@ public struct APIParameterBuilder<Input>: Sendable {
         self.build = { .body(.file(build($0)), contentType: "application/octet-stream") }
     }
 
+    /// A builder whose closure returns what `.init { $0 }` takes: bytes (sent as they are), a file URL (streamed), or
+    /// any other `Encodable` model. An endpoint declared as a value has one trailing closure for all three, so the
+    /// kind is told here, once, as the overloads above tell it for a property wrapper.
+    init<Model: Encodable & Sendable>(returning build: @escaping @Sendable (Input) -> Model) {
+        switch build {
+        case let bytes as @Sendable (Input) -> Data: self.init(bytes)
+        case let file as @Sendable (Input) -> URL: self.init(file)
+        default: self.init(build)
+        }
+    }
+
     /// The parameters for `input`.
     func parameters(for input: Input) -> Parameters {
         build(input)

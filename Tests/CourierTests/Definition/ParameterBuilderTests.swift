@@ -133,4 +133,35 @@ import Testing
         #expect(book.headers[.accept] == "application/json")
         #expect(search.rawQuery == "q=swift&page=2")
     }
+
+    /// The value spelling with a trailing closure that returns the parameter itself: each kind as `.init { $0 }`
+    /// sends it (a model as its JSON, bytes as they are, a file from disk).
+    enum ValueBook {
+        static let create = POST<Profile>("/profiles/{id}", timeout: .seconds(3)) { $0 }
+        static let bytes = POST<Data>("/bytes") { $0 }
+        static let file = PUT<URL>("/files") { $0 }
+    }
+
+    @Test func valueSpellingWithAModelBuilder() throws {
+        let request = try ValueBook.create.makeRequest(with: Profile(id: 7, name: "Ada"), using: testConfiguration)
+
+        #expect(request.url.path == "/v2/profiles/7")
+        #expect(request.bodyText == #"{"name":"Ada"}"#)
+        #expect(request.timeout == .seconds(3))
+    }
+
+    @Test func valueSpellingWithBytesOrAFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-value-\(UUID()).bin")
+        try Data("on disk".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let bytes = try ValueBook.bytes.makeRequest(with: Data([0, 1, 2]), using: testConfiguration)
+        let upload = try ValueBook.file.makeRequest(with: file, using: testConfiguration)
+
+        #expect(bytes.body.data == Data([0, 1, 2]))
+        #expect(bytes.headers[.contentType] == "application/octet-stream")
+        #expect(upload.body.isInMemory == false)
+        #expect(upload.body.count == 7)
+        #expect(upload.headers[.contentType] == "application/octet-stream")
+    }
 }
