@@ -10,7 +10,8 @@
 // - `@_spi(CourierInternals)`: plumbing shared between this repository's own packages (CourierTesting,
 //   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release, each top-level
 //   one in Internals/: the HAR model, `WebSocketStateMachine` with `WebSocketPayload`, `SensitiveData.Recording`,
-//   the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `CookieJar`, `ExecutorStop`
+//   the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `LogEntry` and
+//   `CallEndReportingPlugin` (the parts of a log entry, a plugin told how each call ended), `CookieJar`, `ExecutorStop`
 //   and `TLSTrustLimitation`. A public type's SPI members stay in its declaration (a stored property cannot move):
 //   the readers of a `TLSTrust` (its rules, their roots, pins and identities, in Security/), and how an executor
 //   reports a refused connection (`TLSRefusal.init(host:port:cause:pins:)`, `APIError.refusing(_:)`, in Errors/).

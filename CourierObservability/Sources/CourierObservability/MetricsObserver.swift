@@ -6,9 +6,10 @@ import Foundation
 ///
 /// | Metric | Kind | Unit | Dimensions |
 /// |---|---|---|---|
-/// | `http.client.request.duration` | timer | seconds | all below |
+/// | `http.client.request.duration` | timer | seconds | all below, of the attempt |
+/// | `courier.call.duration` | timer | seconds | all below |
 /// | `http.client.request.body.size` | recorder | bytes | all below (when the body's size is known) |
-/// | `http.client.response.body.size` | recorder | bytes | all below (for a body in memory) |
+/// | `http.client.response.body.size` | recorder | bytes | all below |
 /// | `http.client.active_requests` | meter | calls | `http.request.method`, `server.address`, `server.port` |
 ///
 /// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.template` (the endpoint's path
@@ -18,12 +19,18 @@ import Foundation
 /// `tls_failed`, `response_too_large`, `redirect_refused`, `decoding_failed`, `rejected_by_service`,
 /// `invalid_request`, `not_cached`, `_OTHER`).
 ///
-/// A call is measured from the start of building its request to the end of decoding, retries and redirects
-/// included (one duration per call).
+/// `http.client.request.duration` is OpenTelemetry's: one duration per request sent, each attempt of a call
+/// measured on its own (a retried call records two or more, each with its own status or `error.type`; redirects the
+/// executor follows belong to their attempt; an attempt the cache answered without the server records none).
+/// `courier.call.duration` is one duration per call, from the start of building its request to the end of decoding,
+/// retries, their waits and redirects included: what the caller waited. The body sizes are one per call: a streamed
+/// body's bytes are counted as the reader reads them and recorded when its stream ends (`download`'s file when the
+/// call ends).
 ///
 /// The metrics of each endpoint, origin and outcome are made once and kept (as swift-metrics recommends), so a call
-/// formats no dimension; and a call tells this observer only its start and end, recording no timeline for it (unless
-/// another observer wants one): with a no-op backend `.metrics()` adds two locked lookups and two clock reads to a call.
+/// formats no dimension; and a call tells this observer only its start, each attempt's start and end, and its end,
+/// recording no timeline for it (unless another observer wants one): with a no-op backend `.metrics()` adds a few locked
+/// lookups and two clock reads per attempt and per call.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())   // once, at start-up (swift-prometheus, for one)
@@ -52,25 +59,69 @@ public struct MetricsObserver: CallObserver {
                 request, in: cache.series(of: request, factory: factory()), duration: timeline.duration,
                 status: timeline.statusCode, failure: timeline.failure,
                 received: timeline.events.last(where: { $0.kind == .responseReceived })?.bytes,
-                wasActive: timeline.events.first?.kind == .started)
+                attempts: Self.attempts(of: timeline), wasActive: timeline.events.first?.kind == .started)
+        } else if kind == .streamEnded, let bytes = event.bytes {
+            let request = timeline.request
+            cache.series(of: request, factory: factory()).bodyEnded(
+                bytes: bytes, status: timeline.statusCode,
+                errorType: timeline.failure.map { Self.errorType($0, statusCode: timeline.statusCode) })
         }
+    }
+
+    /// The attempts of `timeline`: each from its start to its response or failure, but those the cache answered.
+    static func attempts(of timeline: CallTimeline) -> [CallOutcome.Attempt] {
+        var attempts: [CallOutcome.Attempt] = []
+        var start: ContinuousClock.Instant?
+        var fromCache = false
+        for event in timeline.events {
+            switch event.kind {
+            case .attemptStarted:
+                start = event.instant
+                fromCache = false
+            case .cache where event.detail == "hit" || event.detail == "stale":
+                fromCache = true
+            case .responseReceived, .attemptFailed:
+                guard let begun = start else { continue }
+                start = nil
+                if fromCache { continue }
+                // The timeline keeps an attempt's failure as text: the call's reason stands for it.
+                let failure = event.kind == .attemptFailed ? timeline.failure ?? .other : nil
+                attempts.append(
+                    CallOutcome.Attempt(duration: event.instant - begun, statusCode: event.statusCode, failure: failure)
+                )
+            default:
+                continue
+            }
+        }
+        return attempts
     }
 
     fileprivate func record(
         _ request: APIRequest, in series: MetricSeries, duration: Duration?, status: Int?,
-        failure: APIError.Reason?, received: Int?, wasActive: Bool
+        failure: APIError.Reason?, received: Int?, attempts: [CallOutcome.Attempt], wasActive: Bool
     ) {
         if wasActive { series.active.decrement() }
         let sent = request.body.count
-        let handles = series.handles(
-            status: status, errorType: failure.map { Self.errorType($0, statusCode: status) },
-            sizes: (sent != nil, received != nil))
-        if let duration {
-            let (seconds, attoseconds) = duration.components
-            handles.duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let errorType = failure.map { Self.errorType($0, statusCode: status) }
+        for attempt in attempts {
+            let attemptError = attempt.failure.map { Self.errorType($0, statusCode: attempt.statusCode) }
+            // A status the call does not accept is the call's failure, not the attempt's: OpenTelemetry's error.type
+            // of a request is its status code from 400 on.
+            let type = attemptError ?? (attempt.statusCode.map { $0 >= 400 ? "\($0)" : nil } ?? nil)
+            series.handles(status: attempt.statusCode, errorType: type, needs: .attempt).requestDuration?
+                .recordNanoseconds(Self.nanoseconds(attempt.duration))
         }
+        let handles = series.handles(
+            status: status, errorType: errorType,
+            needs: MetricSeries.Needs(call: duration != nil, requestSize: sent != nil, responseSize: received != nil))
+        if let duration { handles.callDuration?.recordNanoseconds(Self.nanoseconds(duration)) }
         if let sent { handles.requestSize?.record(sent) }
         if let received { handles.responseSize?.record(received) }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     fileprivate func factory() -> any MetricsFactory { chosenFactory ?? MetricsSystem.factory }
@@ -131,7 +182,12 @@ extension MetricsObserver: CallOutcomeObserver {
         record(
             request, in: context as? MetricSeries ?? cache.series(of: request, factory: factory()),
             duration: outcome.duration, status: outcome.statusCode, failure: outcome.failure,
-            received: outcome.responseBytes, wasActive: true)
+            received: outcome.responseBytes, attempts: outcome.attempts, wasActive: true)
+    }
+
+    /// Records the size of a streamed body, read to its end (or as far as its reader went).
+    public func callBodyEnded(bytes: Int, statusCode: Int?, context: (any AnyObject & Sendable)?) {
+        (context as? MetricSeries)?.bodyEnded(bytes: bytes, status: statusCode, errorType: nil)
     }
 }
 
@@ -243,16 +299,30 @@ final class MetricSeries: Sendable {
         let errorType: String?
     }
 
-    /// The metrics of one outcome; a size recorder is made when a call first has that size.
+    /// The metrics of one outcome; each is made when a call or an attempt first needs it (a series no call recorded
+    /// into would show as a zero).
     struct Handles: Sendable {
-        let duration: CoreMetrics.Timer
+        var requestDuration: CoreMetrics.Timer?
+        var callDuration: CoreMetrics.Timer?
         var requestSize: Recorder?
         var responseSize: Recorder?
 
-        /// Whether these have a recorder for each size `sizes` says a call has.
-        func covers(_ sizes: (request: Bool, response: Bool)) -> Bool {
-            (!sizes.request || requestSize != nil) && (!sizes.response || responseSize != nil)
+        /// Whether these have each metric `needs` asks for.
+        func covers(_ needs: Needs) -> Bool {
+            (!needs.attempt || requestDuration != nil) && (!needs.call || callDuration != nil)
+                && (!needs.requestSize || requestSize != nil) && (!needs.responseSize || responseSize != nil)
         }
+    }
+
+    /// Which metrics of an outcome a record needs.
+    struct Needs {
+        var attempt = false
+        var call = false
+        var requestSize = false
+        var responseSize = false
+
+        static let attempt = Needs(attempt: true)
+        static let responseSize = Needs(responseSize: true)
     }
 
     let active: Meter
@@ -274,36 +344,46 @@ final class MetricSeries: Sendable {
         self.factory = factory
     }
 
-    /// The metrics of a call that ended with `status` (when a response arrived) and `errorType` (when it failed),
-    /// with the recorders of the sizes it has.
-    func handles(status: Int?, errorType: String?, sizes: (request: Bool, response: Bool)) -> Handles {
+    /// The metrics of a call or an attempt that ended with `status` (when a response arrived) and `errorType`
+    /// (when it failed), with those `needs` asks for.
+    func handles(status: Int?, errorType: String?, needs: Needs) -> Handles {
         let outcome = Outcome(status: status, errorType: errorType)
         return outcomes.withLockedValue { outcomes in
-            if let last = outcomes.last, last.outcome == outcome, last.handles.covers(sizes) { return last.handles }
-            let handles = made(outcome, known: outcomes.all[outcome], sizes: sizes)
+            if let last = outcomes.last, last.outcome == outcome, last.handles.covers(needs) { return last.handles }
+            let handles = made(outcome, known: outcomes.all[outcome], needs: needs)
             outcomes.all[outcome] = handles
             outcomes.last = (outcome, handles)
             return handles
         }
     }
 
-    /// `known` (the outcome's handles so far), or new ones, with the size recorders `sizes` asks for.
-    private func made(_ outcome: Outcome, known: Handles?, sizes: (request: Bool, response: Bool)) -> Handles {
-        if let known, known.covers(sizes) { return known }
+    /// Records the size of a streamed body of a call that ended with `status`.
+    func bodyEnded(bytes: Int, status: Int?, errorType: String?) {
+        handles(status: status, errorType: errorType, needs: .responseSize).responseSize?.record(bytes)
+    }
+
+    /// `known` (the outcome's handles so far), or new ones, with the metrics `needs` asks for.
+    private func made(_ outcome: Outcome, known: Handles?, needs: Needs) -> Handles {
+        if let known, known.covers(needs) { return known }
         var dimensions = self.dimensions
         if let status = outcome.status { dimensions.append(("http.response.status_code", "\(status)")) }
         if let errorType = outcome.errorType { dimensions.append(("error.type", errorType)) }
-        var handles =
-            known
-            ?? Handles(
-                duration: CoreMetrics.Timer(
-                    label: "http.client.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
-                    factory: factory))
-        if sizes.request, handles.requestSize == nil {
+        var handles = known ?? Handles()
+        if needs.attempt, handles.requestDuration == nil {
+            handles.requestDuration = CoreMetrics.Timer(
+                label: "http.client.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                factory: factory)
+        }
+        if needs.call, handles.callDuration == nil {
+            handles.callDuration = CoreMetrics.Timer(
+                label: "courier.call.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                factory: factory)
+        }
+        if needs.requestSize, handles.requestSize == nil {
             handles.requestSize = Recorder(
                 label: "http.client.request.body.size", dimensions: dimensions, factory: factory)
         }
-        if sizes.response, handles.responseSize == nil {
+        if needs.responseSize, handles.responseSize == nil {
             handles.responseSize = Recorder(
                 label: "http.client.response.body.size", dimensions: dimensions, factory: factory)
         }

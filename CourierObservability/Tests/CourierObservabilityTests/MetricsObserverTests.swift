@@ -1,9 +1,10 @@
 import Courier
-import CourierObservability
 import CourierTesting
 import Foundation
 import MetricsTestKit
 import Testing
+
+@testable import CourierObservability
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,6 +14,7 @@ import Testing
 @Suite("MetricsObserver")
 struct MetricsObserverTests {
     static let duration = "http.client.request.duration"
+    static let callDuration = "courier.call.duration"
 
     /// A configuration on a stub (answering 200 unless `executor` says otherwise) with `.metrics()` on `metrics`.
     static func stubbed(
@@ -95,9 +97,12 @@ struct MetricsObserverTests {
 
         let sent = try #require(metrics.recorders(label: "http.client.request.body.size").first)
         #expect(sent.values == [9])  // {"a":"b"}
-        let timer = try #require(metrics.timers(label: Self.duration).first)
+        let timer = try #require(metrics.timers(label: Self.callDuration).first)
         #expect(Self.dimensions(timer.dimensions)["error.type"] == "decoding_failed")
         #expect(Self.dimensions(timer.dimensions)["http.response.status_code"] == "200")
+        // The request itself succeeded: its duration has no error.type.
+        let request = try #require(metrics.timers(label: Self.duration).only)
+        #expect(Self.dimensions(request.dimensions)["error.type"] == nil)
     }
 
     @Test("Calls alternating between origins that share a prefix keep one series per origin")
@@ -137,5 +142,94 @@ struct MetricsObserverTests {
         #expect(observed.timeline?.events.last?.kind == .finished)
         #expect(metrics.timers(label: Self.duration).first?.values.count == 2)
         #expect(metrics.meters(label: "http.client.active_requests").allSatisfy { $0.lastValue == 0 })
+    }
+
+    @Test(
+        "A 503 from httpbin retried once: two request durations (one per request sent), one call duration",
+        .servers)
+    func retriedCall() async throws {
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: try Servers.required().httpbin, executor: URLSessionExecutor.shared,
+            plugins: [.retry(RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0))],
+            observers: [.metrics(factory: metrics)])
+
+        await #expect(throws: APIError.self) { try await GET<Void>("/status/503").request(using: configuration) }
+
+        let requests = try #require(metrics.timers(label: Self.duration).only)
+        #expect(requests.values.count == 2)
+        #expect(Self.dimensions(requests.dimensions)["error.type"] == "503")
+        let calls = try #require(metrics.timers(label: Self.callDuration).only)
+        #expect(calls.values.count == 1)
+        #expect(Self.dimensions(calls.dimensions)["error.type"] == "503")
+        #expect(calls.values[0] >= requests.values.max() ?? 0, "the call lasts as long as its attempts together")
+    }
+
+    @Test("Attempts that end differently record each under its own outcome; the call under its own")
+    func attemptsOfDifferentOutcomes() async throws {
+        let metrics = TestMetrics()
+        let answers = Locked(0)
+        let executor = StubExecutor().stub(where: { _ in true }) { _ in
+            let answer = answers.withLockedValue { count in
+                count += 1
+                return count
+            }
+            return answer == 1 ? .status(503) : .json("{}")
+        }
+        var configuration = Self.stubbed(metrics, executor: executor)
+        configuration.plugins = [.retry(RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0))]
+
+        _ = try await GET<Void>("/items").request(using: configuration) as Data
+
+        let requests = metrics.timers(label: Self.duration).map {
+            (Self.dimensions($0.dimensions)["http.response.status_code"], $0.values.count)
+        }
+        #expect(requests.sorted { ($0.0 ?? "") < ($1.0 ?? "") }.map(\.0) == ["200", "503"])
+        #expect(requests.allSatisfy { $0.1 == 1 })
+        let calls = try #require(metrics.timers(label: Self.callDuration).only)
+        #expect(Self.dimensions(calls.dimensions)["http.response.status_code"] == "200")
+    }
+
+    @Test("With .tracing() beside it (a timeline recorded half-way), every attempt is still measured")
+    func attemptsUnderTracing() async throws {
+        let metrics = TestMetrics()
+        var configuration = Self.stubbed(metrics)
+        configuration.plugins = [.tracing()]
+
+        _ = try await GET<Void>("/items").request(using: configuration) as Data
+
+        #expect(metrics.timers(label: Self.duration).only?.values.count == 1)
+        #expect(metrics.timers(label: Self.callDuration).only?.values.count == 1)
+    }
+
+    @Test("A streamed body from httpbin is counted as it is read and recorded when its stream ends", .servers)
+    func streamedBodySize() async throws {
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: try Servers.required().httpbin, executor: URLSessionExecutor.shared,
+            observers: [.metrics(factory: metrics)])
+        let bytes = GET<Int>("/stream-bytes/{count}") { ["count": $0, "chunk_size": 1000] }
+
+        var read = 0
+        for try await chunk in try await bytes.stream(with: 5000, using: configuration) { read += chunk.count }
+
+        #expect(read == 5000)
+        let sizes = try #require(metrics.recorders(label: "http.client.response.body.size").only)
+        #expect(sizes.values == [5000])
+        #expect(Self.dimensions(sizes.dimensions)["http.response.status_code"] == "200")
+    }
+
+    @Test("A download from httpbin records the file's size", .servers)
+    func downloadedBodySize() async throws {
+        let metrics = TestMetrics()
+        let configuration = APIConfiguration(
+            baseURL: try Servers.required().httpbin, executor: URLSessionExecutor.shared,
+            observers: [.metrics(factory: metrics)])
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        try await GET<Void>("/bytes/3000").download(to: file, using: configuration)
+
+        #expect(metrics.recorders(label: "http.client.response.body.size").only?.values == [3000])
     }
 }

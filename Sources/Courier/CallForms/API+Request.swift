@@ -84,7 +84,7 @@ extension API {
     func makeCall(
         with parameter: Parameter, using configuration: APIConfiguration, progress: TransferProgress?
     ) throws(APIError) -> APIRequest {
-        if configuration.observers.isEmpty {
+        if configuration.observers.isEmpty, !configuration.reportsAtCallEnd(endpoint) {
             return try makeRequest(with: parameter, using: configuration, progress: progress)
         }
         let start = ContinuousClock.now

@@ -51,7 +51,7 @@ extension APIRequest {
     /// This request with a new recorder for a call with `configuration` (a request sent again, a response's
     /// request, must not add to the timeline of the call it came from); itself when there is nothing to change.
     private func recording(_ configuration: APIConfiguration) -> APIRequest {
-        if recorder == nil, configuration.observers.isEmpty { return self }
+        if recorder == nil, configuration.observers.isEmpty, !configuration.reportsAtCallEnd(endpoint) { return self }
         var request = self
         request.recorder = CallRecorder.make(for: self, configuration: configuration, start: .now)
         return request

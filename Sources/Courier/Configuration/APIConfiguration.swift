@@ -119,6 +119,7 @@ public struct APIConfiguration: Sendable {
             changed.baseURLText = changed.baseURL.flatMap(RequestFactory.baseText(of:))
             changed.configuredOrigins = ConfiguredOrigins(baseURL: changed.baseURL, hosts: changed.hosts)
             changed.sortObservers()
+            changed.pluginsReportAtCallEnd = changed.plugins.contains { $0 is any CallEndReportingPlugin }
             storage = Storage(changed)
         }
     }
@@ -148,6 +149,8 @@ public struct APIConfiguration: Sendable {
         /// changes: a call reads them).
         var eventObservers: [any CallObserver] = []
         var outcomeObservers: [any CallOutcomeObserver] = []
+        /// Whether one of `plugins` is told how each call ended (`CallEndReportingPlugin`).
+        var pluginsReportAtCallEnd = false
 
         /// Sorts `observers` into the two kinds.
         mutating func sortObservers() {
@@ -184,6 +187,14 @@ public struct APIConfiguration: Sendable {
     /// The ``observers`` told only each call's start and end.
     var outcomeObservers: [any CallOutcomeObserver] { storage.fields.outcomeObservers }
 
+    /// Whether a call to `endpoint` tells its plugins how it ended: one of the configuration's or the endpoint's
+    /// plugins logs at the call's end (`CallEndReportingPlugin`), so the call carries a `CallRecorder`.
+    func reportsAtCallEnd(_ endpoint: APIEndpoint) -> Bool {
+        if storage.fields.pluginsReportAtCallEnd { return true }
+        let declared = endpoint.declaredOptions.plugins
+        return !declared.isEmpty && declared.contains { $0 is any CallEndReportingPlugin }
+    }
+
     /// Creates a configuration with any of its fields; every argument has a default (the properties above say
     /// what each one is).
     public init(
@@ -212,6 +223,7 @@ public struct APIConfiguration: Sendable {
             parameterOptions: parameterOptions, acceptableStatusCodes: acceptableStatusCodes, executor: executor,
             plugins: plugins, cache: cache, observers: observers)
         fields.sortObservers()
+        fields.pluginsReportAtCallEnd = plugins.contains { $0 is any CallEndReportingPlugin }
         storage = Storage(fields)
     }
 

@@ -12,7 +12,7 @@ extension APIRequest {
     public mutating func recordTimeline() {
         // A call whose observers want only its outcome keeps that recorder on its own request: the call form
         // tells them the end; this one, on the plugin's copy, records the rest of the timeline.
-        if recorder?.recordsEvents != true { recorder = CallRecorder(halfWay: self) }
+        if recorder?.recordsEvents != true { recorder = CallRecorder(halfWay: self, of: recorder) }
     }
 
     /// Records an event in this request's call timeline (nothing when the call records none): what an executor

@@ -17,15 +17,18 @@ public struct HAR: Codable, Sendable {
     }
 
     /// `date` as an archive writes it: ISO 8601 in UTC with milliseconds (`2026-11-27T03:39:59.123Z`), as
-    /// HAR 1.2 asks, so that entries a few milliseconds apart keep their order.
+    /// HAR 1.2 asks, so that entries a few milliseconds apart keep their order. The milliseconds are rounded to
+    /// the nearest (`DateText`): a date read back with ``date(fromDateTime:)`` is written as the same text, where
+    /// truncating the `Double` a `Date` holds would write `….992Z` back as `….991Z`.
     public static func dateTime(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        (try? DateText.iso8601(date, milliseconds: true))
+            ?? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    /// The date of a `startedDateTime`, with or without fractional seconds; `nil` when it is not ISO 8601.
+    /// The date of a `startedDateTime`, with fractional seconds of any length or none, in UTC or with an offset;
+    /// `nil` when it is not ISO 8601.
     public static func date(fromDateTime text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-            ?? (try? Date(text, strategy: .iso8601))
+        ISO8601Parser.date(from: text) ?? (try? Date(text, strategy: .iso8601))
     }
 
     /// The archive's content.

@@ -19,10 +19,11 @@ enum PluginChain {
     }
 
     /// Sends `request` to the transport; a call that records its timeline (from the start, or from a plugin that
-    /// asked for it) marks where each attempt enters the transport and how it ends.
+    /// asked for it) or has outcome observers (which measure each attempt) marks where each attempt enters the
+    /// transport and how it ends.
     @inline(__always)
     static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
-        if request.recorder?.recordsEvents != true { return try await executor.execute(request) }
+        if request.recorder?.recordsAttempts != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }
 }

@@ -295,7 +295,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// The bytes the reader read, the first time its end is claimed for the call's timeline (when the call records
     /// one); `nil` after. Recorded outside the lock: observers run then.
     private static func claimEnd(_ state: inout State, of request: APIRequest) -> Int? {
-        guard request.recordsTimeline, !state.endRecorded else { return nil }
+        guard request.recorder?.recordsStreamEnd == true, !state.endRecorded else { return nil }
         state.endRecorded = true
         return state.delivered
     }
@@ -307,7 +307,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
 
     /// The next chunk; the end or a failure is recorded in the call's timeline.
     func next() async throws -> Data? {
-        guard request.recordsTimeline else { return try await nextChunk() }
+        guard request.recorder?.recordsStreamEnd == true else { return try await nextChunk() }
         do {
             if let chunk = try await nextChunk() { return chunk }
             recordEnd("end")

@@ -18,8 +18,9 @@ final class CassetteStore: Sendable {
         var recorded: [Cassette.Interaction] = []
         /// Which of ``recorded`` were replayed.
         var replayed: [Bool] = []
-        /// What the file holds (or will hold): the interactions kept plus those recorded since.
-        var entries: [Cassette.Interaction] = []
+        /// What the file holds (or will hold): the archive read from it, its entries as they were read (written
+        /// back unchanged, so that a diff of the file shows only new episodes), plus those recorded since.
+        var archive = HAR([])
     }
 
     let file: URL
@@ -68,8 +69,8 @@ final class CassetteStore: Sendable {
     /// Appends `interaction` to the file.
     func save(_ interaction: Cassette.Interaction) throws {
         try state.withLock { state in
-            state.entries.append(interaction)
-            let data = try HAR(state.entries).encoded()
+            state.archive.log.entries.append(HAR.Entry(interaction))
+            let data = try state.archive.encoded()
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: file, options: .atomic)
@@ -82,14 +83,15 @@ final class CassetteStore: Sendable {
         state.existed = true
         guard mode != .all else { return }
         do {
-            state.recorded = try HAR.decoded(from: Data(contentsOf: file)).interactions
+            let archive = try HAR.decoded(from: Data(contentsOf: file))
+            state.recorded = try archive.interactions
+            state.archive = archive
         } catch {
             throw APIError(
                 .other, endpoint: request.endpoint, request: request,
                 underlyingError: Cassette.Problem("\(file.path) is not a HAR 1.2 cassette Courier reads: \(error)"))
         }
         state.replayed = Array(repeating: false, count: state.recorded.count)
-        state.entries = state.recorded
     }
 
     private func problem(

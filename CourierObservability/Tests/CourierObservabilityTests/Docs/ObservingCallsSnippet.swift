@@ -20,4 +20,20 @@ struct ObservingCallsSnippet {
         #expect(configuration.observers.last is MetricsObserver)
         #expect(configuration.plugins.map { "\(type(of: $0))" } == ["TracingPlugin", "RetryPlugin", "SwiftLogPlugin"])
     }
+
+    @Test("The swift-log block sets the levels and options it names")
+    func swiftLogLevels() throws {
+        var configuration = APIConfiguration.default
+        // The article's block, as written:
+        var logger = Logger(label: "api.github")
+        logger.logLevel = .info
+        let levels = SwiftLogPlugin.Levels(
+            request: .trace, success: .debug, unacceptableStatus: .warning, failure: .error)
+        let options = LoggingPlugin.Options(includeHeaders: true, includeCURL: true)
+        configuration.plugins.append(.swiftLog(logger, options: options, levels: levels))
+
+        let plugin = try #require(configuration.plugins.last as? SwiftLogPlugin)
+        #expect(plugin.levels.success == .debug && plugin.levels.request == .trace)
+        #expect(plugin.options.includeCURL && plugin.options.includeHeaders && !plugin.options.includeBodies)
+    }
 }
