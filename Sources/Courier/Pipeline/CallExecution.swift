@@ -4,6 +4,9 @@
 ///     resolved options → executor support check → plugins (configuration's, then the endpoint's)
 ///       → transport stages (the response cache) → executor → status validation
 ///
+/// The call's ``APIRequest/timeout`` is one deadline for all of it, counted from here: each attempt's executor
+/// gets what is left (`APIRequest+Deadline.swift`).
+///
 /// and the typed call forms then decode with ``ResponseDecoding``.
 ///
 /// A call made with ``APIConfiguration/observers`` carries a `CallRecorder` on its request: the call forms record
@@ -31,11 +34,17 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let plugins = options.plugins
             let executor = transport(for: configuration)
-            // Without plugins the executor is called here: one async frame less on every such call.
-            response =
-                plugins.isEmpty
-                ? try await PluginChain.send(request, to: executor)
-                : try await PluginChain.run(request, plugins: plugins[...], executor: executor)
+            if plugins.isEmpty {
+                // Without plugins the executor is called here: one async frame less on every such call. Its one
+                // attempt is the whole call, so the executor's own deadline is the call's.
+                response = try await PluginChain.send(request, to: executor)
+            } else {
+                // The call's deadline starts now and covers every attempt, wait and refresh the plugins make
+                // (APIRequest+Deadline.swift).
+                var started = request
+                started.callStarted = .now
+                response = try await PluginChain.run(started, plugins: plugins[...], executor: executor)
+            }
         } catch {
             throw APIError.wrapping(error, request: request)
         }

@@ -18,10 +18,12 @@ enum PluginChain {
         }
     }
 
-    /// Sends `request` to the transport; a call that records its timeline (from the start, or from a plugin that
+    /// Sends `request` to the transport with what is left of the call's deadline as its timeout (nothing left: a
+    /// `.timedOut` error, and no attempt); a call that records its timeline (from the start, or from a plugin that
     /// asked for it) marks where each attempt enters the transport and how it ends.
     @inline(__always)
     static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
+        let request = try request.boundedByDeadline()
         if request.recorder?.recordsEvents != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }

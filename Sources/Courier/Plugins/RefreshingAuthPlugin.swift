@@ -19,7 +19,9 @@
 /// - The refresh may itself call endpoints through a configuration that holds this plugin: calls made
 ///   while the plugin refreshes pass through it untouched instead of waiting for themselves.
 /// - A call waiting for a refresh stops waiting as soon as its task is cancelled (it fails with
-///   ``APIError/TransportProblem/cancelled``); the refresh itself runs on for the other callers.
+///   ``APIError/TransportProblem/cancelled``) or its deadline passes (``APIError/TransportProblem/timedOut``:
+///   the call's timeout covers the refresh and the request sent again); the refresh itself runs on for the
+///   other callers.
 ///
 /// ```swift
 /// let auth = RefreshingAuthPlugin<Tokens>(
@@ -70,14 +72,20 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
             // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
             return try await next(request)
         }
-        let (credential, generation) = try await coordinator.current(provider, recorder: request.recorder)
+        // Waiting for a running refresh, like the refresh below, counts against the call's deadline.
+        let (coordinator, provider, refresh) = (coordinator, provider, refresh)
+        let (credential, generation) = try await request.withinDeadline {
+            try await coordinator.current(provider, recorder: request.recorder)
+        }
         let response = try await next(authorized(request, with: credential))
         guard isAuthFailure(response) else { return response }
         try Task.checkCancellation()
         let fresh: Credential
         do {
-            fresh = try await coordinator.refreshed(
-                after: generation, failed: credential, refresh, recorder: request.recorder)
+            fresh = try await request.withinDeadline {
+                try await coordinator.refreshed(
+                    after: generation, failed: credential, refresh, recorder: request.recorder)
+            }
         } catch {
             request.recorder?.record(.authRefresh, detail: "failed")
             throw error
