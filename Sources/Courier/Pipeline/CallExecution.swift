@@ -36,8 +36,15 @@ enum CallExecution {
             let executor = transport(for: configuration)
             if plugins.isEmpty {
                 // Without plugins the executor is called here: one async frame less on every such call. Its one
-                // attempt is the whole call, so the executor's own deadline is the call's.
-                response = try await PluginChain.send(request, to: executor)
+                // attempt is the whole call, so the executor's own deadline is the call's (a request sent again
+                // after a call with plugins forgets that call's start).
+                if request.callStarted == nil {
+                    response = try await PluginChain.send(request, to: executor)
+                } else {
+                    var fresh = request
+                    fresh.callStarted = nil
+                    response = try await PluginChain.send(fresh, to: executor)
+                }
             } else {
                 // The call's deadline starts now and covers every attempt, wait and refresh the plugins make
                 // (APIRequest+Deadline.swift).

@@ -23,7 +23,16 @@ enum PluginChain {
     /// asked for it) marks where each attempt enters the transport and how it ends.
     @inline(__always)
     static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
-        let request = try request.boundedByDeadline()
+        guard request.callStarted != nil else { return try await transport(request, executor) }
+        let attempt = try request.boundedByDeadline()
+        var response = try await transport(attempt, executor)
+        // The response's request is the call's, with its timeout rather than what was left of it for this attempt.
+        if response.request.timeout == attempt.timeout { response.request.timeout = request.timeout }
+        return response
+    }
+
+    @inline(__always)
+    private static func transport(_ request: APIRequest, _ executor: any APIExecutor) async throws -> APIResponse {
         if request.recorder?.recordsEvents != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }

@@ -167,6 +167,17 @@ import Testing
         #expect(timeout > .seconds(60) && timeout <= .seconds(120))
     }
 
+    @Test("The response's request keeps the call's timeout, not what was left of it for the attempt")
+    func theResponseKeepsTheCallsTimeout() async throws {
+        let stub = StubExecutor().stubEverything(with: StubResponse(statusCode: 200))
+        let configuration = Self.configuration(stub, timeout: .seconds(7), plugins: [.retry()])
+
+        let response: APIResponse = try await GET<Void>("/x").request(using: configuration)
+
+        #expect(response.request.timeout == .seconds(7))
+        #expect(try #require(stub.requests.first?.timeout) < .seconds(7))
+    }
+
     @Test("Without plugins the executor is given the timeout itself")
     func withoutPluginsTheTimeoutIsTheExecutors() async throws {
         let stub = StubExecutor().stubEverything(with: StubResponse(statusCode: 200))
