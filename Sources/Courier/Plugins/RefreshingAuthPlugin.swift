@@ -72,20 +72,13 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
             // A call made by this plugin's own refresh: it must not wait for the refresh it is part of.
             return try await next(request)
         }
-        // Waiting for a running refresh, like the refresh below, counts against the call's deadline.
-        let (coordinator, provider, refresh) = (coordinator, provider, refresh)
-        let (credential, generation) = try await request.withinDeadline {
-            try await coordinator.current(provider, recorder: request.recorder)
-        }
+        let (credential, generation) = try await coordinator.current(provider, for: request)
         let response = try await next(authorized(request, with: credential))
         guard isAuthFailure(response) else { return response }
         try Task.checkCancellation()
         let fresh: Credential
         do {
-            fresh = try await request.withinDeadline {
-                try await coordinator.refreshed(
-                    after: generation, failed: credential, refresh, recorder: request.recorder)
-            }
+            fresh = try await coordinator.refreshed(after: generation, failed: credential, refresh, for: request)
         } catch {
             request.recorder?.record(.authRefresh, detail: "failed")
             throw error
@@ -131,11 +124,11 @@ private actor RefreshCoordinator<Credential: Sendable> {
     /// The credential to send and the generation it is sent under: the outcome of a running refresh, else the
     /// provider's credential.
     func current(
-        _ provider: @Sendable () async throws -> Credential?, recorder: CallRecorder?
+        _ provider: @Sendable () async throws -> Credential?, for request: APIRequest
     ) async throws -> (Credential?, Int) {
         if isRefreshing {
-            recorder?.record(.authRefresh, detail: "joined")
-            let ended = try await waitForRefresh()
+            request.recorder?.record(.authRefresh, detail: "joined")
+            let ended = try await waitForRefresh(within: request)
             return (try ended.outcome.get(), ended.generation)
         }
         // Read before the provider runs: a refresh that ends while it runs is one this call was sent before.
@@ -148,8 +141,9 @@ private actor RefreshCoordinator<Credential: Sendable> {
     func refreshed(
         after sentGeneration: Int,
         failed: Credential?,
-        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential, recorder: CallRecorder?
+        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential, for request: APIRequest
     ) async throws -> Credential {
+        let recorder = request.recorder
         if sentGeneration < generation, let latest {
             recorder?.record(.authRefresh, detail: "joined (already finished)")
             return try latest.get()
@@ -169,7 +163,7 @@ private actor RefreshCoordinator<Credential: Sendable> {
                 self.finish(result)
             }
         }
-        return try await waitForRefresh().outcome.get()
+        return try await waitForRefresh(within: request).outcome.get()
     }
 
     private func finish(_ result: Result<Credential, any Error>) {
@@ -184,9 +178,20 @@ private actor RefreshCoordinator<Credential: Sendable> {
         }
     }
 
-    private func waitForRefresh() async throws -> Ended {
+    /// Waits for the running refresh until it ends, the task is cancelled or `request`'s call deadline passes
+    /// (`.timedOut`); a timer runs only while a call waits.
+    private func waitForRefresh(within request: APIRequest) async throws -> Ended {
         let id = nextWaiter
         nextWaiter += 1
+        var deadline: Task<Void, Never>?
+        if let left = request.timeLeft {
+            guard left > .zero else { throw request.deadlinePassed() }
+            deadline = Task {
+                do { try await Task.sleep(for: left) } catch { return }  // cancelled: the wait ended first
+                self.leave(id, throwing: request.deadlinePassed())
+            }
+        }
+        defer { deadline?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if Task.isCancelled {
@@ -200,8 +205,8 @@ private actor RefreshCoordinator<Credential: Sendable> {
         }
     }
 
-    private func leave(_ id: Int) {
-        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+    private func leave(_ id: Int, throwing error: any Error = CancellationError()) {
+        waiters.removeValue(forKey: id)?.resume(throwing: error)
     }
 }
 

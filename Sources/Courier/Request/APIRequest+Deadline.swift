@@ -4,7 +4,8 @@
 /// attempt that reaches the transport (`PluginChain.send`) gets what is left as its `timeout`, so an executor
 /// bounds the attempt by the rest of the call's deadline, counted from when it starts the attempt, as any executor
 /// written against 1.0 does. An attempt with nothing left is not sent. ``RetryPlugin`` does not start a retry whose
-/// wait reaches the deadline, and ``RefreshingAuthPlugin`` stops waiting for a refresh when it passes.
+/// wait reaches the deadline, and ``RefreshingAuthPlugin`` stops waiting for a refresh when it passes (a timer runs
+/// only while a call waits).
 ///
 /// The start is stamped and the timeout read at different places on purpose: a plugin that changes `timeout`
 /// (a longer one for an upload) moves the deadline of the whole call, as the endpoint's `timeout:` would have.
@@ -31,26 +32,5 @@ extension APIRequest {
     /// The error of a call whose deadline passed outside an attempt (before a retry, during a wait for a refresh).
     func deadlinePassed(response: APIResponse? = nil, after failure: (any Error)? = nil) -> APIError {
         APIError(.transport(.timedOut), endpoint: endpoint, request: self, response: response, underlyingError: failure)
-    }
-
-    /// Runs `operation`, a wait that is not an attempt (for an auth refresh), but throws
-    /// ``APIError/TransportProblem/timedOut`` once the call's deadline passes; `operation` is then cancelled.
-    func withinDeadline<Value: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        guard let left = timeLeft else { return try await operation() }
-        guard left > .zero else { throw deadlinePassed() }
-        let deadlinePassed = deadlinePassed()
-        return try await withThrowingTaskGroup(of: Value.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: left)
-                throw deadlinePassed
-            }
-            defer { group.cancelAll() }
-            // Two tasks were added: the first to end is never missing.
-            guard let first = try await group.next() else { throw deadlinePassed }
-            return first
-        }
     }
 }

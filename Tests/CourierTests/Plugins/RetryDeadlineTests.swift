@@ -212,4 +212,47 @@ import Testing
         #expect(ContinuousClock.now - start < .milliseconds(2500))
         #expect(stub.requests.count == 1)
     }
+
+    @Test("A call that starts while a refresh runs waits for it only until its own deadline")
+    func joiningARefreshWithinTheDeadline() async throws {
+        // GIVEN a refresh that runs until the test lets it end, started by a call with a long timeout
+        let (started, refreshStarted) = AsyncStream<Void>.makeStream()
+        let (gate, release) = AsyncStream<Void>.makeStream()
+        let token = LockedBox("old")
+        let stub = StubExecutor().stub(where: { _ in true }) { request in
+            StubResponse(statusCode: request.headers[.authorization] == "Bearer new" ? 200 : 401)
+        }
+        let auth = RefreshingAuthPlugin<String>(
+            credential: { token.value },
+            refresh: { _ in
+                refreshStarted.yield()
+                for await _ in gate { break }
+                token.withLock { $0 = "new" }
+                return "new"
+            },
+            apply: { token, request in request.headers[.authorization] = "Bearer \(token)" })
+        let patient = Self.configuration(stub, timeout: .seconds(30), plugins: [auth])
+        let first = Task { try await GET<Void>("/x").request(using: patient) }
+        var refreshing = started.makeAsyncIterator()
+        _ = await refreshing.next()
+        // (the refresh ends after 5 s anyway, so that a call that waits for it past its deadline fails, not hangs)
+        let backstop = Task {
+            try await Task.sleep(for: .seconds(5))
+            release.yield()
+        }
+        defer { backstop.cancel() }
+
+        // WHEN a call with a 0.3 s timeout starts while the refresh runs
+        let hasty = Self.configuration(stub, timeout: .milliseconds(300), plugins: [auth])
+        let start = ContinuousClock.now
+        let error = try await #require(throws: APIError.self) { try await GET<Void>("/x").request(using: hasty) }
+        let elapsed = ContinuousClock.now - start
+        release.yield()
+        _ = try await first.value
+
+        // THEN it times out without sending anything, and the refresh ran on for the first call
+        #expect(error.reason == .transport(.timedOut))
+        #expect(elapsed < .milliseconds(2500))
+        #expect(stub.requests.map { $0.headers[.authorization] } == ["Bearer old", "Bearer new"])
+    }
 }
