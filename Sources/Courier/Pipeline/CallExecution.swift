@@ -4,10 +4,10 @@
 ///     resolved options → executor support check → plugins (configuration's, then the endpoint's)
 ///       → transport stages (the response cache) → executor → status validation
 ///
+/// and the typed call forms then decode with ``ResponseDecoding``.
+///
 /// The call's ``APIRequest/timeout`` is one deadline for all of it, counted from here: each attempt's executor
 /// gets what is left (`APIRequest+Deadline.swift`).
-///
-/// and the typed call forms then decode with ``ResponseDecoding``.
 ///
 /// A call made with ``APIConfiguration/observers`` carries a `CallRecorder` on its request: the call forms record
 /// its start, build, decoding and end, ``RecordingExecutor`` each attempt, and the layers between (retry, cache,
