@@ -6,6 +6,9 @@
 ///
 /// and the typed call forms then decode with ``ResponseDecoding``.
 ///
+/// The call's ``APIRequest/timeout`` is one deadline for all of it, counted from here: each attempt's executor
+/// gets what is left (`APIRequest+Deadline.swift`).
+///
 /// A call made with ``APIConfiguration/observers`` carries a `CallRecorder` on its request: the call forms record
 /// its start, build, decoding and end, ``RecordingExecutor`` each attempt, and the layers between (retry, cache,
 /// refresh, executor) what they decide.
@@ -31,14 +34,25 @@ enum CallExecution {
             if Task.isCancelled { throw CancellationError() }
             let plugins = options.plugins
             let executor = transport(for: configuration)
-            // Without plugins the executor is called here: one async frame less on every such call.
             if plugins.isEmpty {
-                response = try await PluginChain.send(request, to: executor)
+                // Without plugins the executor is called here: one async frame less on every such call. Its one
+                // attempt is the whole call, so the executor's own deadline is the call's (a request sent again
+                // after a call with plugins forgets that call's start).
+                if request.callStarted == nil {
+                    response = try await PluginChain.send(request, to: executor)
+                } else {
+                    var fresh = request
+                    fresh.callStarted = nil
+                    response = try await PluginChain.send(fresh, to: executor)
+                }
             } else {
+                // The call's deadline starts now and covers every attempt, wait and refresh the plugins make
+                // (APIRequest+Deadline.swift).
                 // The configuration's plugins add credentials only for the origins it names.
-                var scoped = request
-                scoped.credentialContext = .configuration(configuration.configuredOrigins)
-                response = try await PluginChain.run(scoped, plugins: plugins[...], executor: executor)
+                var started = request
+                started.callStarted = .now
+                started.credentialContext = .configuration(configuration.configuredOrigins)
+                response = try await PluginChain.run(started, plugins: plugins[...], executor: executor)
             }
         } catch {
             throw APIError.wrapping(error, request: request)

@@ -18,11 +18,22 @@ enum PluginChain {
         }
     }
 
-    /// Sends `request` to the transport; a call that records its timeline (from the start, or from a plugin that
+    /// Sends `request` to the transport with what is left of the call's deadline as its timeout (nothing left: a
+    /// `.timedOut` error, and no attempt); a call that records its timeline (from the start, or from a plugin that
     /// asked for it) or has outcome observers (which measure each attempt) marks where each attempt enters the
     /// transport and how it ends.
     @inline(__always)
     static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
+        guard request.callStarted != nil else { return try await transport(request, executor) }
+        let attempt = try request.boundedByDeadline()
+        var response = try await transport(attempt, executor)
+        // The response's request is the call's, with its timeout rather than what was left of it for this attempt.
+        if response.request.timeout == attempt.timeout { response.request.timeout = request.timeout }
+        return response
+    }
+
+    @inline(__always)
+    private static func transport(_ request: APIRequest, _ executor: any APIExecutor) async throws -> APIResponse {
         if request.recorder?.recordsAttempts != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }

@@ -21,7 +21,9 @@
 /// - A configuration's plugin adds the credential only to requests for the origins the configuration names (its
 ///   base URL and named hosts), and refreshes only for those; ``sent(to:)`` names others (``CredentialOrigins``).
 /// - A call waiting for a refresh stops waiting as soon as its task is cancelled (it fails with
-///   ``APIError/TransportProblem/cancelled``); the refresh itself runs on for the other callers.
+///   ``APIError/TransportProblem/cancelled``) or its deadline passes (``APIError/TransportProblem/timedOut``:
+///   the call's timeout covers the refresh and the request sent again); the refresh itself runs on for the
+///   other callers.
 ///
 /// ```swift
 /// let auth = RefreshingAuthPlugin<Tokens>(
@@ -75,14 +77,13 @@ public struct RefreshingAuthPlugin<Credential: Sendable>: APIPlugin {
             // an origin the credential is not for.
             return try await next(request)
         }
-        let (credential, generation) = try await coordinator.current(provider, recorder: request.recorder)
+        let (credential, generation) = try await coordinator.current(provider, for: request)
         let response = try await next(authorized(request, with: credential))
         guard isAuthFailure(response) else { return response }
         try Task.checkCancellation()
         let fresh: Credential
         do {
-            fresh = try await coordinator.refreshed(
-                after: generation, failed: credential, refresh, recorder: request.recorder)
+            fresh = try await coordinator.refreshed(after: generation, failed: credential, refresh, for: request)
         } catch {
             request.recorder?.record(.authRefresh, detail: "failed")
             throw error
@@ -128,11 +129,11 @@ private actor RefreshCoordinator<Credential: Sendable> {
     /// The credential to send and the generation it is sent under: the outcome of a running refresh, else the
     /// provider's credential.
     func current(
-        _ provider: @Sendable () async throws -> Credential?, recorder: CallRecorder?
+        _ provider: @Sendable () async throws -> Credential?, for request: APIRequest
     ) async throws -> (Credential?, Int) {
         if isRefreshing {
-            recorder?.record(.authRefresh, detail: "joined")
-            let ended = try await waitForRefresh()
+            request.recorder?.record(.authRefresh, detail: "joined")
+            let ended = try await waitForRefresh(within: request)
             return (try ended.outcome.get(), ended.generation)
         }
         // Read before the provider runs: a refresh that ends while it runs is one this call was sent before.
@@ -145,8 +146,9 @@ private actor RefreshCoordinator<Credential: Sendable> {
     func refreshed(
         after sentGeneration: Int,
         failed: Credential?,
-        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential, recorder: CallRecorder?
+        _ refresh: @escaping @Sendable (Credential?) async throws -> Credential, for request: APIRequest
     ) async throws -> Credential {
+        let recorder = request.recorder
         if sentGeneration < generation, let latest {
             recorder?.record(.authRefresh, detail: "joined (already finished)")
             return try latest.get()
@@ -166,7 +168,7 @@ private actor RefreshCoordinator<Credential: Sendable> {
                 self.finish(result)
             }
         }
-        return try await waitForRefresh().outcome.get()
+        return try await waitForRefresh(within: request).outcome.get()
     }
 
     private func finish(_ result: Result<Credential, any Error>) {
@@ -181,9 +183,20 @@ private actor RefreshCoordinator<Credential: Sendable> {
         }
     }
 
-    private func waitForRefresh() async throws -> Ended {
+    /// Waits for the running refresh until it ends, the task is cancelled or `request`'s call deadline passes
+    /// (`.timedOut`); a timer runs only while a call waits.
+    private func waitForRefresh(within request: APIRequest) async throws -> Ended {
         let id = nextWaiter
         nextWaiter += 1
+        var deadline: Task<Void, Never>?
+        if let left = request.timeLeft {
+            guard left > .zero else { throw request.deadlinePassed() }
+            deadline = Task {
+                do { try await Task.sleep(for: left) } catch { return }  // cancelled: the wait ended first
+                self.leave(id, throwing: request.deadlinePassed())
+            }
+        }
+        defer { deadline?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if Task.isCancelled {
@@ -197,8 +210,8 @@ private actor RefreshCoordinator<Credential: Sendable> {
         }
     }
 
-    private func leave(_ id: Int) {
-        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+    private func leave(_ id: Int, throwing error: any Error = CancellationError()) {
+        waiters.removeValue(forKey: id)?.resume(throwing: error)
     }
 }
 

@@ -116,6 +116,13 @@ extension APITag {
 /// Put it first in ``APIConfiguration/plugins`` so that the plugins after it (authentication, logging)
 /// run again for every attempt. Cancelling the calling task stops a wait at once; the call then fails
 /// with ``APIError/TransportProblem/cancelled``.
+///
+/// The call's ``APIRequest/timeout`` is one deadline for all attempts and waits together, not a timeout per
+/// attempt: each attempt gets what is left of it, and a retry whose wait would reach the deadline is not
+/// started. When the wait is the server's `Retry-After`, the call ends at once with that response (a
+/// ``APIError/Reason/unacceptableStatus(_:)`` error, its `Retry-After` in the error's response); when it is the
+/// backoff, the call fails at once with ``APIError/TransportProblem/timedOut``, the last response or failure
+/// attached.
 public struct RetryPlugin: APIPlugin {
     /// The policy for endpoints without a `.retryPolicy` tag.
     let policy: RetryPolicy
@@ -132,26 +139,46 @@ public struct RetryPlugin: APIPlugin {
         guard policy.maxAttempts > 1, policy.methods.contains(request.method), request.body.isReplayable else {
             return try await next(request)
         }
+        // The call's deadline covers every attempt and every wait; a request whose call the pipeline did not start
+        // (a plugin called on its own) starts its deadline here.
+        var request = request
+        if request.callStarted == nil { request.callStarted = .now }
         var attempt = 1
         while true {
-            let wait: Duration
+            let outcome: Result<APIResponse, APIError>
             do {
-                let response = try await next(request)
+                outcome = .success(try await next(request))
+            } catch {
+                outcome = .failure(APIError.wrapping(error, request: request))
+            }
+            let wait: Duration
+            switch outcome {
+            case .success(let response):
                 guard attempt < policy.maxAttempts, policy.statusCodes.contains(response.statusCode) else {
                     return response
                 }
                 let header = policy.honorsRetryAfter ? response.headers[.retryAfter] : nil
                 let retryAfter = header.flatMap { policy.delay(retryAfter: $0) }
                 wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
+                if !request.hasTime(toWait: wait) {
+                    // The server's own answer outlasts the deadline: the call ends with it. A backoff of ours that
+                    // does ends the call as a timeout, with the last response.
+                    if retryAfter != nil { return response }
+                    throw request.deadlinePassed(response: response)
+                }
                 request.recorder?.record(
                     .retryScheduled, statusCode: response.statusCode, delay: wait,
                     detail: "status \(response.statusCode)" + (header.map { ", Retry-After: \($0)" } ?? ""))
-            } catch {
-                let wrapped = APIError.wrapping(error, request: request)
-                guard attempt < policy.maxAttempts, let problem = wrapped.reason.transportProblem,
+            case .failure(let failure):
+                guard attempt < policy.maxAttempts, let problem = failure.reason.transportProblem,
                     policy.transportProblems.contains(problem)
-                else { throw wrapped }
+                else { throw failure }
                 wait = policy.backoff(beforeRetry: attempt)
+                if !request.hasTime(toWait: wait) {
+                    // An attempt that ran into the deadline already says so; any other failure becomes the timeout.
+                    if problem == .timedOut { throw failure }
+                    throw request.deadlinePassed(after: failure)
+                }
                 request.recorder?.record(.retryScheduled, delay: wait, detail: "\(problem)")
             }
             do {
@@ -162,6 +189,14 @@ public struct RetryPlugin: APIPlugin {
             }
             attempt += 1
         }
+    }
+}
+
+extension APIRequest {
+    /// Whether a retry that waits `wait` first starts before the call's deadline.
+    fileprivate func hasTime(toWait wait: Duration) -> Bool {
+        guard let left = timeLeft else { return true }
+        return wait < left
     }
 }
 

@@ -25,8 +25,12 @@ public struct APIRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: RequestBody
-    /// The deadline for the whole call (connect, send, wait, receive), counted from when the executor
-    /// starts it; a call that runs out of it fails with ``APIError/TransportProblem/timedOut``.
+    /// The deadline for the whole call, counted from when the call starts: every attempt (connect, send,
+    /// wait, receive), every redirect, every wait before a retry and every auth refresh fall within it. A
+    /// call that runs out of it fails with ``APIError/TransportProblem/timedOut``.
+    ///
+    /// An executor receives in `timeout` what is left of the call's deadline when the attempt it sends
+    /// starts, and bounds the attempt by it, counted from when it starts the attempt.
     public var timeout: Duration
     /// What to do when the server redirects.
     public var redirectPolicy: RedirectPolicy
@@ -59,6 +63,9 @@ public struct APIRequest: Sendable {
     /// Whose plugins the request is passing through, for where they may add credentials (``CredentialOrigins``);
     /// `nil` outside the pipeline.
     var credentialContext: CredentialContext? = nil
+    /// When the pipeline started the call whose deadline ``timeout`` is; `nil` until then, and for a call
+    /// without plugins (its one attempt is the whole call). See `APIRequest+Deadline.swift`.
+    var callStarted: ContinuousClock.Instant? = nil
     /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
     /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
     private var watchers: CallWatchers? = nil

@@ -118,7 +118,8 @@ final class CountingExecutor: APIExecutor {
     @Test func cancellingDuringABackoffWaitReturnsPromptly() async throws {
         let policy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(10), jitter: 0)
         let counter = CountingExecutor()
-        let configuration = try configuration([.retry(policy)], executor: counter)
+        // A timeout longer than the backoff: a retry past the call's deadline would not be waited for at all.
+        let configuration = try configuration([.retry(policy)], executor: counter).with { $0.timeout = .seconds(60) }
         let task = Task { try await Self.unavailableGet.request(using: configuration) }
         while counter.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(200))

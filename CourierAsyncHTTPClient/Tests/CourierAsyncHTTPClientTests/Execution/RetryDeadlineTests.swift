@@ -1,0 +1,57 @@
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import Testing
+
+/// `.retry()` under a timeout against the fault server, with `AsyncHTTPClientExecutor`: the timeout is one deadline
+/// for every attempt and wait (the root package runs the same cases with `URLSessionExecutor`).
+@Suite("AsyncHTTPClientExecutor: a timeout is one deadline across retries", .servers)
+struct RetryDeadlineTests {
+    /// A call under a 1 s timeout with the default retry policy, and how it must end.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        /// The route, given the run's key.
+        let target: @Sendable (String) -> String
+        /// The key the server counts the route's requests under.
+        let statsKey: @Sendable (String) -> String
+        let reason: APIError.Reason
+
+        static let all = [
+            Case(
+                testDescription: "an upstream that answers after 3 s: one attempt, timed out",
+                target: { "/count?key=\($0)&delay=3" }, statsKey: { $0 }, reason: .transport(.timedOut)),
+            Case(
+                testDescription: "a 503 with Retry-After: 5: its response, at once",
+                target: { "/flaky?key=\($0)&fail=3&status=503&retry-after=5" }, statsKey: { "flaky:\($0)" },
+                reason: .unacceptableStatus(.serverError)),
+        ]
+    }
+
+    struct Stats: Decodable {
+        let hits: Int
+    }
+
+    @Test("A 1 s timeout with .retry() ends after about 1 s, after one attempt", arguments: Case.all)
+    func oneDeadlineAcrossRetries(_ call: Case) async throws {
+        // GIVEN a 1 s timeout and the default retry policy (3 attempts, timeouts and 503 retried)
+        let servers = try Servers.required()
+        let key = UUID().uuidString
+        let executor = AsyncHTTPClientExecutor()
+        let configuration = APIConfiguration(
+            baseURL: servers.faultServer, timeout: .seconds(1), executor: executor, plugins: [.retry()])
+
+        // WHEN the call is made (three fresh timeouts and the waits between them would take about 4.5 s)
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) {
+            try await GET<Void>(call.target(key)).request(using: configuration) as Data
+        }
+        let elapsed = ContinuousClock.now - start
+
+        // THEN it ends well before a second attempt could have run, with the expected reason, after one attempt
+        #expect(error?.reason == call.reason)
+        #expect(elapsed < .milliseconds(2500), "\(elapsed)")
+        let stats: Stats = try await GET<Void>("/count-stats?key=\(call.statsKey(key))")
+            .request(using: APIConfiguration(baseURL: servers.faultServer, executor: executor))
+        #expect(stats.hits == 1)
+    }
+}

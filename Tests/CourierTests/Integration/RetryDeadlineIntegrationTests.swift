@@ -1,0 +1,53 @@
+import Courier
+import Foundation
+import Testing
+
+/// `.retry()` under a timeout against the fault server, with `URLSessionExecutor`: the timeout is one deadline for
+/// every attempt and wait, so a slow upstream gets one attempt and a `Retry-After` past the deadline none more. The
+/// AsyncHTTPClient package runs the same cases against its executor.
+@Suite("Integration: a timeout is one deadline across retries", .faultServer)
+struct RetryDeadlineIntegrationTests {
+    /// A call under a 1 s timeout with the default retry policy, and how it must end.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        /// The route, given the run's key.
+        let target: @Sendable (String) -> String
+        /// The key the server counts the route's requests under.
+        let statsKey: @Sendable (String) -> String
+        let reason: APIError.Reason
+
+        static let all = [
+            Case(
+                testDescription: "an upstream that answers after 3 s: one attempt, timed out",
+                target: { "/count?key=\($0)&delay=3" }, statsKey: { $0 }, reason: .transport(.timedOut)),
+            Case(
+                testDescription: "a 503 with Retry-After: 5: its response, at once",
+                target: { "/flaky?key=\($0)&fail=3&status=503&retry-after=5" }, statsKey: { "flaky:\($0)" },
+                reason: .unacceptableStatus(.serverError)),
+        ]
+    }
+
+    struct Stats: Decodable {
+        let hits: Int
+    }
+
+    @Test("A 1 s timeout with .retry() ends after about 1 s, after one attempt", arguments: Case.all)
+    func oneDeadlineAcrossRetries(_ call: Case) async throws {
+        // GIVEN a 1 s timeout and the default retry policy (3 attempts, timeouts and 503 retried)
+        let key = UUID().uuidString
+        let configuration = try FaultServer.configuration(timeout: .seconds(1), plugins: [.retry()])
+
+        // WHEN the call is made (cut off at 10 s: three fresh timeouts and the waits would take about 4.5 s)
+        let endpoint = GET<Void>(call.target(key))
+        let (outcome, elapsed) = await bounded(within: .seconds(10)) { () async throws(APIError) -> Data in
+            try await endpoint.request(using: configuration)
+        }
+
+        // THEN it ends well before a second attempt could have run, with the expected reason, after one attempt
+        #expect(outcome.error?.reason == call.reason, "\(outcome)")
+        #expect(elapsed < .milliseconds(2500), "\(elapsed)")
+        let stats: Stats = try await GET<Void>("/count-stats?key=\(call.statsKey(key))")
+            .request(using: FaultServer.configuration())
+        #expect(stats.hits == 1)
+    }
+}
