@@ -119,10 +119,8 @@ extension APITag {
 ///
 /// The call's ``APIRequest/timeout`` is one deadline for all attempts and waits together, not a timeout per
 /// attempt: each attempt gets what is left of it, and a retry whose wait would reach the deadline is not
-/// started. When the wait is the server's `Retry-After`, the call ends at once with that response (a
-/// ``APIError/Reason/unacceptableStatus(_:)`` error, its `Retry-After` in the error's response); when it is the
-/// backoff, the call fails at once with ``APIError/TransportProblem/timedOut``, the last response or failure
-/// attached.
+/// started: the call fails at once with ``APIError/TransportProblem/timedOut``, the last response (with the
+/// server's `Retry-After`, when that was the wait) or failure attached.
 public struct RetryPlugin: APIPlugin {
     /// The policy for endpoints without a `.retryPolicy` tag.
     let policy: RetryPolicy
@@ -161,9 +159,8 @@ public struct RetryPlugin: APIPlugin {
                 let retryAfter = header.flatMap { policy.delay(retryAfter: $0) }
                 wait = retryAfter ?? policy.backoff(beforeRetry: attempt)
                 if !request.hasTime(toWait: wait) {
-                    // The server's own answer outlasts the deadline: the call ends with it. A backoff of ours that
-                    // does ends the call as a timeout, with the last response.
-                    if retryAfter != nil { return response }
+                    // The retry cannot start in time: the call ends as a timeout, with the response (and the
+                    // server's `Retry-After`) attached.
                     throw request.deadlinePassed(response: response)
                 }
                 request.recorder?.record(
