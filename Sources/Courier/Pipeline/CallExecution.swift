@@ -36,21 +36,14 @@ enum CallExecution {
             let executor = transport(for: configuration)
             if plugins.isEmpty {
                 // Without plugins the executor is called here: one async frame less on every such call. Its one
-                // attempt is the whole call, so the executor's own deadline is the call's (a request sent again
-                // after a call with plugins forgets that call's start).
-                if request.callStarted == nil {
-                    response = try await PluginChain.send(request, to: executor)
-                } else {
-                    var fresh = request
-                    fresh.callStarted = nil
-                    response = try await PluginChain.send(fresh, to: executor)
-                }
+                // attempt is the whole call, so the executor's own deadline is the call's.
+                response = try await PluginChain.send(request, to: executor)
             } else {
                 // The call's deadline starts now and covers every attempt, wait and refresh the plugins make
-                // (APIRequest+Deadline.swift).
-                // The configuration's plugins add credentials only for the origins it names.
+                // (APIRequest+Deadline.swift); the configuration's plugins add credentials only for the origins it
+                // names.
                 var started = request
-                started.callStarted = .now
+                started.callStarted = APIRequest.now
                 started.credentialContext = .configuration(configuration.configuredOrigins)
                 response = try await PluginChain.run(started, plugins: plugins[...], executor: executor)
             }

@@ -6,7 +6,7 @@ enum PluginChain {
         executor: any APIExecutor
     ) async throws -> APIResponse {
         guard let first = plugins.first else {
-            return try await send(request, to: executor)
+            return try await sendAttempt(request, to: executor)
         }
         let rest = plugins.dropFirst()
         return try await first.intercept(request) { request in
@@ -18,22 +18,22 @@ enum PluginChain {
         }
     }
 
-    /// Sends `request` to the transport with what is left of the call's deadline as its timeout (nothing left: a
-    /// `.timedOut` error, and no attempt); a call that records its timeline (from the start, or from a plugin that
-    /// asked for it) or has outcome observers (which measure each attempt) marks where each attempt enters the
-    /// transport and how it ends.
-    @inline(__always)
-    static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
-        guard request.callStarted != nil else { return try await transport(request, executor) }
+    /// Sends the last plugin's `request` to the transport with what is left of the call's deadline as its timeout
+    /// (nothing left: a `.timedOut` error, and no attempt). The response's request is the call's: its timeout, not
+    /// what was left of it, and no start, so that sending it again starts a call of its own.
+    static func sendAttempt(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
         let attempt = try request.boundedByDeadline()
-        var response = try await transport(attempt, executor)
-        // The response's request is the call's, with its timeout rather than what was left of it for this attempt.
+        var response = try await send(attempt, to: executor)
         if response.request.timeout == attempt.timeout { response.request.timeout = request.timeout }
+        response.request.callStarted = 0
         return response
     }
 
+    /// Sends `request` to the transport (a call without plugins: its one attempt is the whole call); a call that
+    /// records its timeline (from the start, or from a plugin that asked for it) or has outcome observers (which
+    /// measure each attempt) marks where each attempt enters the transport and how it ends.
     @inline(__always)
-    private static func transport(_ request: APIRequest, _ executor: any APIExecutor) async throws -> APIResponse {
+    static func send(_ request: APIRequest, to executor: any APIExecutor) async throws -> APIResponse {
         if request.recorder?.recordsAttempts != true { return try await executor.execute(request) }
         return try await RecordingExecutor(base: executor).execute(request)
     }

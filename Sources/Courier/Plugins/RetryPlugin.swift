@@ -140,7 +140,7 @@ public struct RetryPlugin: APIPlugin {
         // The call's deadline covers every attempt and every wait; a request whose call the pipeline did not start
         // (a plugin called on its own) starts its deadline here.
         var request = request
-        if request.callStarted == nil { request.callStarted = .now }
+        if request.callStarted == 0 { request.callStarted = APIRequest.now }
         var attempt = 1
         while true {
             let outcome: Result<APIResponse, APIError>

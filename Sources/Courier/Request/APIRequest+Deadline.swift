@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The call's deadline across attempts: ``APIRequest/timeout`` counted once, from the start of the call.
 ///
 /// `CallExecution` stamps the start (`callStarted`) on a call that has plugins, before the first one runs; each
@@ -13,11 +15,15 @@ extension APIRequest {
     /// What is left of the call's deadline now (zero or less when it has passed); `nil` for a request whose call
     /// has not been started by the pipeline (then the executor's attempt is the whole call).
     var timeLeft: Duration? {
-        guard let callStarted else { return nil }
+        guard callStarted != 0 else { return nil }
         // Subtracting the time elapsed, never adding the timeout to an instant: a timeout too long to count
         // (`.seconds(Int64.max)`) must not overflow.
-        return timeout - (ContinuousClock.now - callStarted)
+        let now = DispatchTime.now().uptimeNanoseconds
+        return timeout - .nanoseconds(Int64(clamping: now &- min(callStarted, now)))
     }
+
+    /// Now, as ``callStarted`` counts (never 0, which means no start).
+    static var now: UInt64 { max(DispatchTime.now().uptimeNanoseconds, 1) }
 
     /// The request one attempt sends: with `timeout` set to what is left of the call's deadline. Throws
     /// ``APIError/TransportProblem/timedOut`` when nothing is left, before any I/O.

@@ -63,9 +63,11 @@ public struct APIRequest: Sendable {
     /// Whose plugins the request is passing through, for where they may add credentials (``CredentialOrigins``);
     /// `nil` outside the pipeline.
     var credentialContext: CredentialContext? = nil
-    /// When the pipeline started the call whose deadline ``timeout`` is; `nil` until then, and for a call
+    /// When the pipeline started the call whose deadline ``timeout`` is; none until then, and for a call
     /// without plugins (its one attempt is the whole call). See `APIRequest+Deadline.swift`.
-    var callStarted: ContinuousClock.Instant? = nil
+    /// In `DispatchTime` uptime nanoseconds (the clock of the executors' deadlines), 0 for none: eight bytes, where
+    /// an optional instant would grow every copy of the request by 32.
+    var callStarted: UInt64 = 0
     /// ``progress`` and ``recorder`` in one reference, `nil` when neither is set (nearly every call): a request is
     /// copied through every plugin and layer, and one optional reference copies as cheaply as none.
     private var watchers: CallWatchers? = nil

@@ -64,7 +64,9 @@ struct TimelineMetricsTests {
         #expect(timeline.events.filter { $0.kind == .connection }.allSatisfy { $0.detail == "HTTP/1.1" })
         #expect(timeline.events.contains { $0.kind == .connection })
         #expect(result.value.hits == 2)
-        // One call: one duration, however many attempts and redirects.
-        #expect(metrics.timers(label: "http.client.request.duration").map(\.values.count) == [1])
+        // One call: one call duration, however many attempts and redirects; one request duration per attempt (the
+        // 503 and the 200, each with its redirect inside it), each under its own status.
+        #expect(metrics.timers(label: "courier.call.duration").map(\.values.count) == [1])
+        #expect(metrics.timers(label: "http.client.request.duration").map(\.values.count) == [1, 1])
     }
 }
