@@ -45,7 +45,7 @@ struct RetryDeadlineIntegrationTests {
 
         // THEN it ends well before a second attempt could have run, with the expected reason, after one attempt
         #expect(outcome.error?.reason == call.reason, "\(outcome)")
-        #expect(elapsed < .milliseconds(2500), "\(elapsed)")
+        #expect(elapsed < .seconds(4), "\(elapsed)")
         let stats: Stats = try await GET<Void>("/count-stats?key=\(call.statsKey(key))")
             .request(using: FaultServer.configuration())
         #expect(stats.hits == 1)

@@ -78,7 +78,7 @@ import Testing
         }
 
         // THEN it ends at once after one attempt, without waiting (a generous bound: the wait alone is 5 s)
-        #expect(ContinuousClock.now - start < .milliseconds(2500))
+        #expect(ContinuousClock.now - start < .seconds(4))
         let ending = Ending(
             reason: error.reason, attempts: stub.requests.count, status: error.statusCode,
             underlying: (error.underlyingError as? APIError)?.reason)
@@ -206,7 +206,7 @@ import Testing
 
         // THEN it stops waiting for the refresh at its deadline (a generous bound: the refresh alone is 5 s)
         #expect(error.reason == .transport(.timedOut))
-        #expect(ContinuousClock.now - start < .milliseconds(2500))
+        #expect(ContinuousClock.now - start < .seconds(4))
         #expect(stub.requests.count == 1)
     }
 
@@ -249,7 +249,7 @@ import Testing
 
         // THEN it times out without sending anything, and the refresh ran on for the first call
         #expect(error.reason == .transport(.timedOut))
-        #expect(elapsed < .milliseconds(2500))
+        #expect(elapsed < .seconds(4))
         #expect(stub.requests.map { $0.headers[.authorization] } == ["Bearer old", "Bearer new"])
     }
 }
