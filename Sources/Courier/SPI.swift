@@ -8,13 +8,17 @@
 //   `RedirectPolicy.decision(for:)`, `SensitiveData`, `CookieSendingExecutor`, `TransferFeatures` and an
 //   `ExecutorLimitation`'s missing features) and observing calls (`CallObserver`).
 // - `@_spi(CourierInternals)`: plumbing shared between this repository's own packages (CourierTesting,
-//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release, each top-level
-//   one in Internals/: the HAR model, `WebSocketStateMachine` with `WebSocketPayload`, `SensitiveData.Recording`,
-//   the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and `CallOutcome`, `LogEntry` and
-//   `CallEndReportingPlugin` (the parts of a log entry, a plugin told how each call ended), `CookieJar`, `ExecutorStop`
-//   and `TLSTrustLimitation`. A public type's SPI members stay in its declaration (a stored property cannot move):
-//   the readers of a `TLSTrust` (its rules, their roots, pins and identities, in Security/), and how an executor
-//   reports a refused connection (`TLSRefusal.init(host:port:cause:pins:)`, `APIError.refusing(_:)`, in Errors/).
+//   CourierAsyncHTTPClient, CourierObservability), never taught and free to change in any release. Each lives in
+//   the room of what it serves, and this is its index:
+//   - WebSockets/: `WebSocketStateMachine` with `WebSocketPayload` (the protocol's rules, both executors);
+//   - Observability/: the HAR model (`HAR`), the call-recording hooks on `APIRequest`, `CallOutcomeObserver` and
+//     `CallOutcome`, `LogEntry` and `CallEndReportingPlugin` (the parts of a log entry, a plugin told how each call
+//     ended);
+//   - Security/: `SensitiveData.Recording`, `TLSTrustLimitation`, and the readers of a `TLSTrust` (its rules, their
+//     roots, pins and identities), SPI members of a public type that stay in its declaration;
+//   - Executors/: `CookieJar`; Errors/: `ExecutorStop`, and how an executor reports a refused connection
+//     (`TLSRefusal.init(host:port:cause:pins:)`, `APIError.refusing(_:)`);
+//   - Transport/: `HTTPTransport.executeByPolicy(_:)`, for an executor whose 1.0 API declares `execute(_:)` itself.
 //   No README block, article, Playground page, generated book or CourierTesting API a user calls may need it.
 // - `@_spi(Testing)`: hooks for this repository's tests and test tools only.
 //

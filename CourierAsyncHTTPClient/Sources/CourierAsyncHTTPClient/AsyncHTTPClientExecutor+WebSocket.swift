@@ -19,7 +19,7 @@ import NIOWebSocket
 /// server's certificate once the TLS handshake completes, before the upgrade request leaves (``PublicKeyPinGate``).
 /// A refused handshake fails with the TLS library's error (``TLSErrorRecorder``: the upgrade itself fails with a
 /// channel error once the connection closes) and where and why (``TLSDiagnosis``).
-/// The request's timeout bounds the handshake (``DeadlineTimer``); cancelling the calling task stops it at once.
+/// Courier's deadline bounds the handshake (it cancels the calling task); cancelling that task stops it at once.
 final class WebSocketHandshake: Sendable {
     let request: APIRequest
     let group: any EventLoopGroup
@@ -60,7 +60,7 @@ final class WebSocketHandshake: Sendable {
         self.cookies = executor.cookies
     }
 
-    /// Performs the handshake within the request's timeout.
+    /// Performs the handshake, until the calling task is cancelled (Courier cancels it at the call's deadline).
     func run() async throws -> APIResponse {
         if Task.isCancelled { throw ExecutorStop.cancelled.error(for: request) }
         let loop = group.next()
@@ -76,8 +76,6 @@ final class WebSocketHandshake: Sendable {
                 _ = self.complete(result, .failure(failure))
             }
         }
-        let timer = DeadlineTimer.shared.add(deadline) { self.stop(.timedOut, result, work) }
-        defer { DeadlineTimer.shared.remove(timer) }
         return try await withTaskCancellationHandler {
             try await result.futureResult.get()
         } onCancel: {

@@ -19,12 +19,13 @@ import Tracing
 /// APIConfiguration.default = APIConfiguration(baseURL: apiURL, executor: AsyncHTTPClientExecutor())
 /// ```
 ///
-/// It keeps the same contracts as ``Courier/URLSessionExecutor``, and passes the same
+/// It is a `Courier/HTTPTransport`: each hop is one request of the client, which follows no redirect, and Courier's
+/// policy keeps the contracts above it, as for ``Courier/URLSessionExecutor``; it passes the same
 /// `ExecutorConformance` suite (in `CourierTesting`):
 /// - **A timeout is a deadline.** A request's `timeout` bounds the whole call: connect, send, wait for the
 ///   head, and receive the whole body (for a download with an idle timeout: the wait for the head, and then
 ///   the idle timeout each wait for bytes). A call that runs out of it fails with `.transport(.timedOut)`.
-/// - **Redirects follow the request's `redirectPolicy`,** hop by hop, here and not in the client: before
+/// - **Redirects follow the request's `redirectPolicy`,** hop by hop, in Courier and not in the client: before
 ///   a hop that changes the origin (scheme, host or port) every credential is removed (the headers
 ///   `SensitiveData` names and the request's `sensitiveNames`); `https` → `http` is refused unless the
 ///   policy allows it; `303` (and `301`/`302` after a `POST`) continue as a `GET` without the body.
@@ -89,7 +90,7 @@ import Tracing
 /// certificate (PEM or PKCS#12). AsyncHTTPClient shows no one the chain it verified, so a public-key pin fails
 /// an HTTP request with `.unsupportedByExecutor` before any I/O; WebSocket handshakes check it against the server's
 /// certificate before the upgrade request is sent.
-public struct AsyncHTTPClientExecutor: APIExecutor {
+public struct AsyncHTTPClientExecutor: HTTPTransport {
     /// The client that sends requests.
     public let client: HTTPClient
     /// Where cookies are kept, `nil` for none.
@@ -192,15 +193,21 @@ public struct AsyncHTTPClientExecutor: APIExecutor {
     /// held in memory, upload progress in one step, once it is sent), and WebSockets.
     public var supportedTransfers: TransferFeatures { [.all, .webSockets] }
 
-    /// Sends `request`, following redirects as its policy says, and returns the final response, whatever
-    /// its status code; for a WebSocket request, performs the handshake (no redirect is followed) and returns the
-    /// open socket (`101`) or the response that refused it.
+    /// Sends `request` with Courier's HTTP policy over ``send(_:)`` (the deadline, redirects as its policy says, the
+    /// size limit, the delivery of the body) and returns the final response, whatever its status code; for a
+    /// WebSocket request, performs the handshake (no redirect is followed) and returns the open socket (`101`) or the
+    /// response that refused it.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
-        if request.responseDelivery.isWebSocket {
-            return try await WebSocketHandshake(request: request, executor: self).run()
+        try await executeByPolicy(request)
+    }
+
+    /// Sends `hop` with the client, which follows no redirect, and returns the response head with the body as it
+    /// arrives, paced by its reader; a WebSocket handshake returns the open socket.
+    public func send(_ hop: APIRequest) async throws -> APIResponse {
+        if hop.responseDelivery.isWebSocket {
+            return try await WebSocketHandshake(request: hop, executor: self).run()
         }
-        let call = AsyncHTTPClientCall(request: request, client: client, cookies: cookies, tls: tls)
-        return try await call.run()
+        return try await AsyncHTTPClientHop(hop: hop, client: client, cookies: cookies, tls: tls).run()
     }
 }
 

@@ -61,6 +61,11 @@ extension APIError {
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         public static let other = TransportProblem(.other)
 
+        /// The failures that the next connection may not have: a timeout, a lost or refused connection, a device
+        /// offline. The one rule of what is worth another try: ``RetryPolicy``'s default `transportProblems`, and what
+        /// Server-Sent Events and WebSockets reconnect after.
+        public static let transient: Set<TransportProblem> = [.timedOut, .connectionLost, .cannotConnect, .offline]
+
         /// Why the redirect was not followed, for ``redirectRefused(_:)``; `nil` for any other problem.
         public var redirectRefusal: RedirectRefusal? {
             if case .redirectRefused(let refusal) = kind { refusal } else { nil }
@@ -85,5 +90,14 @@ extension APIError {
             default: self = .other
             }
         }
+    }
+}
+
+extension APIError.Reason {
+    /// Whether this is a transport failure the next connection may not have (``APIError/TransportProblem/transient``).
+    var isTransient: Bool {
+        // Unwrapped, then looked up: passing `transient.contains` to `Optional.map` crashes the 6.3.1 optimizer.
+        guard let problem = transportProblem else { return false }
+        return APIError.TransportProblem.transient.contains(problem)
     }
 }

@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable {
     public var methods: Set<HTTPMethod>
     /// The status codes that cause a retry.
     public var statusCodes: Set<Int>
-    /// The transport failures that cause a retry.
+    /// The transport failures that cause a retry; by default ``APIError/TransportProblem/transient``.
     public var transportProblems: Set<APIError.TransportProblem>
     /// Whether a `Retry-After` header sets the wait.
     public var honorsRetryAfter: Bool
@@ -46,7 +46,7 @@ public struct RetryPolicy: Sendable {
         jitter: Double = 0.2,
         methods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, "TRACE"],
         statusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
-        transportProblems: Set<APIError.TransportProblem> = [.timedOut, .connectionLost, .cannotConnect],
+        transportProblems: Set<APIError.TransportProblem> = APIError.TransportProblem.transient,
         honorsRetryAfter: Bool = true
     ) {
         self.maxAttempts = maxAttempts

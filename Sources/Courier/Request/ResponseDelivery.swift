@@ -14,6 +14,9 @@ public struct ResponseDelivery: Sendable {
     }
 
     let kind: Kind
+    /// Whether this is a hop's delivery whose body Courier's transport call reads before anyone else: its stream
+    /// holds any number of unread bytes until the call hands it on (``HTTPTransport``'s policy).
+    var relayed = false
     /// Told of a file download's response head before its first byte is written.
     public let willWrite: (@Sendable (APIResponse) -> Void)?
 

@@ -17,14 +17,13 @@ import Foundation
 ///   `ResponseDelivery.idleTimeout` while the reader waits, the stream throws
 ///   ``APIError/TransportProblem/timedOut`` and cancels the transfer. A reader that is slower than the
 ///   network is not idle: the bytes wait for it.
-/// - **Bounded memory.** On Apple platforms at most about `windowBytes` of unread bytes are held; beyond that
-///   ``URLSessionExecutor`` suspends the transfer until the reader catches up. FoundationNetworking (Linux) cannot
-///   pause a transfer: there, past a few windows, ``URLSessionExecutor`` cancels a `GET` whose response can be
-///   resumed (a declared length, `Accept-Ranges: bytes`, an `ETag` or `Last-Modified`) and asks for the rest
-///   with `Range` and `If-Range` once the reader caught up; a response that changed in between fails the stream.
-///   For any other response a reader that falls behind by more than the request's
-///   ``APIRequest/maxResponseBytes`` fails with ``APIError/TransportProblem/responseTooLarge``; a reader that
-///   keeps up holds only a few chunks, however long the stream.
+/// - **Bounded memory.** A transport that can pause holds about `windowBytes` of unread bytes: it stops reading
+///   from the network until the reader catches up (``URLSessionExecutor`` on Apple platforms suspends its task,
+///   `AsyncHTTPClientExecutor` stops reading from the socket). FoundationNetworking (Linux) cannot pause a transfer:
+///   there the unread bytes past two windows wait in a temporary file, and a reader that falls behind by more than
+///   the request's ``APIRequest/maxResponseBytes`` fails with ``APIError/TransportProblem/responseTooLarge``; read
+///   large bodies that may be consumed slowly with `download(with:to:)` there. A reader that keeps up holds only a
+///   few chunks, however long the stream.
 ///
 /// Errors are ``APIError``s naming the endpoint. Only one loop may read a stream; a second one ends at once.
 public struct ResponseStream: AsyncSequence, Sendable, Hashable {
@@ -171,9 +170,16 @@ public struct ResponseStream: AsyncSequence, Sendable, Hashable {
 /// The unread chunks of a ``ResponseStream`` between its producer and its one reader.
 final class ChunkBuffer: DeadlineClock.Client, Sendable {
     private struct State {
+        /// The unread chunks in memory, from `head` on; those past ``memoryBytes`` wait in `spill`, after them.
         var chunks: [Data] = []
         var head = 0
+        var spill: SpillFile?
+        var cannotSpill = false
+        /// The unread bytes, in memory and in `spill`.
         var bytes = 0
+        /// Whether more than ``unreadLimit`` unread bytes fail the stream: not while Courier's transport call reads
+        /// it (``ResponseDelivery/relayed``), until it hands it on.
+        var limited: Bool
         var end: Result<Void, APIError>?
         var cancelled = false
         var claimed = false
@@ -182,20 +188,54 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         /// The bytes handed to the reader, and whether the reader's end was recorded in the call's timeline.
         var delivered = 0
         var endRecorded = false
+        /// Courier's own reader, which takes each chunk on the producer's thread as it is yielded (``consume(_:whenDrained:)``).
+        var consumer: Consumer?
     }
 
-    private let state = LockedBox(State())
+    /// A reader that takes chunks as they are yielded, and what it is told at the end.
+    private struct Consumer {
+        let take: @Sendable (Data) throws -> Bool
+        let whenDrained: @Sendable (@escaping @Sendable () -> Void) -> Void
+        let end: CheckedContinuation<Void, any Error>
+    }
+
+    private let state: LockedBox<State>
     let request: APIRequest
     private let onCancel: @Sendable () -> Void
 
     init(request: APIRequest, onCancel: @escaping @Sendable () -> Void) {
         self.request = request
         self.onCancel = onCancel
+        state = LockedBox(State(limited: !request.responseDelivery.relayed))
     }
+
+    deinit {
+        state.withLock { $0.spill?.remove() }
+    }
+
+    /// The most unread bytes a stream keeps in memory; a producer that does not pause when ``yield(_:)`` says so
+    /// (FoundationNetworking's) has the next ones wait in a temporary file.
+    static let memoryBytes = 2 * ResponseStream.windowBytes
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     var unreadBytes: Int { state.withLock { $0.bytes } }
+
+    /// The unread bytes that wait in the spill file.
+    var spilledBytes: Int { state.withLock { $0.spill?.unread ?? 0 } }
+
+    /// The most unread bytes a stream holds: a producer that pauses when ``yield(_:)`` says so stays near
+    /// `windowBytes`; past this, the stream fails with ``APIError/TransportProblem/responseTooLarge``.
+    private var unreadLimit: Int { max(2 * ResponseStream.windowBytes, request.maxResponseBytes) }
+
+    /// The stream is handed to a reader of its own: from here on more than ``unreadLimit`` unread bytes fail it.
+    func limitUnread() {
+        let over = state.withLock { state -> Bool in
+            state.limited = true
+            return state.bytes > unreadLimit
+        }
+        if over { cancel(with: ExecutorStop.responseTooLarge.error(for: request)) }
+    }
 
     /// Marks the stream as read by one loop; `false` for any later loop.
     func claim() -> Bool {
@@ -207,16 +247,33 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
 
     func yield(_ chunk: Data) -> Bool {
         guard !chunk.isEmpty else { return true }
-        let (waiter, underLimit) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
-            guard !state.cancelled, state.end == nil else { return (nil, true) }
+        var spillFailure: (any Error)?
+        let (waiter, consumer, underLimit, overflow) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, Consumer?, Bool, Bool) in
+            guard !state.cancelled, state.end == nil else { return (nil, nil, true, false) }
+            if let consumer = state.consumer { return (nil, consumer, true, false) }
             if let waiter = state.waiter {
                 state.waiter = nil
                 state.delivered += chunk.count
-                return (waiter, true)
+                return (waiter, nil, true, false)
             }
-            state.chunks.append(chunk)
-            state.bytes += chunk.count
-            return (nil, state.bytes <= ResponseStream.windowBytes)
+            do {
+                try Self.store(chunk, in: &state)
+            } catch {
+                spillFailure = error
+                return (nil, nil, false, false)
+            }
+            return (nil, nil, state.bytes <= ResponseStream.windowBytes, state.limited && state.bytes > unreadLimit)
+        }
+        if let consumer { return take(chunk, by: consumer) }
+        if let spillFailure {
+            cancel(with: spillError(spillFailure))
+            return false
+        }
+        if overflow {
+            // A producer that cannot pause (FoundationNetworking's) ran a reader's limit ahead of it.
+            cancel(with: ExecutorStop.responseTooLarge.error(for: request))
+            return false
         }
         if let waiter {
             DeadlineClock.shared.remove(self)
@@ -225,29 +282,151 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
         return underLimit
     }
 
-    func whenDrained(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            if state.cancelled || state.end != nil || state.bytes <= ResponseStream.windowBytes / 2 { return true }
-            state.drained = action
+    // MARK: - Courier's own reader
+
+    /// Hands every chunk to `take` instead of to a loop, those that wait first, then each on the producer's thread
+    /// as it yields it, so that no task stands between a producer that cannot pause and the bytes' destination (a
+    /// file, another stream). Returns at the stream's end; throws its failure, or `take`'s, which cancels the
+    /// transfer. `take`'s result is the producer's ``yield(_:)``'s: with `false`, a producer that can pause waits for
+    /// `whenDrained`'s action.
+    func consume(
+        _ take: @escaping @Sendable (Data) throws -> Bool,
+        whenDrained: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() }
+    ) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (end: CheckedContinuation<Void, any Error>) in
+                let consumer = Consumer(take: take, whenDrained: whenDrained, end: end)
+                // The chunks that wait go first; the producer's next ones go straight to `take` once none is left.
+                while true {
+                    let (waiting, ended) = state.withLock {
+                        state -> (Result<Data, any Error>?, Result<Void, APIError>?) in
+                        state.claimed = true
+                        if let batch = Self.takeBatch(from: &state) { return (batch, nil) }
+                        if let end = state.end { return (nil, end) }
+                        state.consumer = consumer
+                        return (nil, nil)
+                    }
+                    if let ended { return end.resume(with: ended) }
+                    guard let waiting else { return }
+                    do {
+                        _ = try take(waiting.get())
+                    } catch {
+                        cancel()
+                        return end.resume(throwing: error)
+                    }
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Keeps `chunk` after the unread bytes: in memory up to ``memoryBytes``, in the spill file past them (and
+    /// while the file holds bytes, which are older).
+    private static func store(_ chunk: Data, in state: inout State) throws {
+        let spilled = state.spill?.unread ?? 0
+        if spilled > 0 || (state.bytes + chunk.count > memoryBytes && !state.cannotSpill) {
+            if state.spill == nil {
+                state.spill = SpillFile()
+                state.cannotSpill = state.spill == nil
+            }
+            if var spill = state.spill {
+                try spill.append(chunk)
+                state.spill = spill
+                state.bytes += chunk.count
+                return
+            }
+        }
+        state.chunks.append(chunk)
+        state.bytes += chunk.count
+    }
+
+    /// Takes the oldest unread bytes: several chunks in memory joined up to ``batchBytes``, else as many from the
+    /// spill file; `nil` when there are none.
+    private static func takeBatch(from state: inout State) -> Result<Data, any Error>? {
+        var batch: Data
+        if state.head < state.chunks.count {
+            batch = state.chunks[state.head]
+            state.chunks[state.head] = Data()
+            state.head += 1
+            while state.head < state.chunks.count, batch.count + state.chunks[state.head].count <= batchBytes {
+                batch.append(state.chunks[state.head])
+                state.chunks[state.head] = Data()
+                state.head += 1
+            }
+            if state.head == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+        } else if var spill = state.spill, spill.unread > 0 {
+            do {
+                batch = try spill.take(upTo: batchBytes)
+            } catch {
+                return .failure(error)
+            }
+            state.spill = spill
+        } else {
+            return nil
+        }
+        state.bytes -= batch.count
+        return .success(batch)
+    }
+
+    /// The error of a stream whose spill file could not be written or read.
+    private func spillError(_ underlying: any Error) -> APIError {
+        APIError(.transport(.other), endpoint: request.endpoint, request: request, underlyingError: underlying)
+    }
+
+    /// Hands `chunk` to `consumer`; a failure of its own ends the stream with it.
+    private func take(_ chunk: Data, by consumer: Consumer) -> Bool {
+        do {
+            return try consumer.take(chunk)
+        } catch {
+            // The consumer is told once: by this failure unless the stream ended first.
+            let own = state.withLock { state -> Bool in
+                defer { state.consumer = nil }
+                return state.consumer != nil
+            }
+            cancel()
+            if own { consumer.end.resume(throwing: error) }
             return false
         }
+    }
+
+    /// The stream's reader is Courier's, which hands the bytes on to another stream: that one records the end.
+    func forgoEndRecord() {
+        state.withLock { $0.endRecorded = true }
+    }
+
+    func whenDrained(_ action: @escaping @Sendable () -> Void) {
+        let (now, consumer) = state.withLock { state -> (Bool, Consumer?) in
+            if let consumer = state.consumer { return (false, consumer) }
+            if state.cancelled || state.end != nil || state.bytes <= ResponseStream.windowBytes / 2 {
+                return (true, nil)
+            }
+            state.drained = action
+            return (false, nil)
+        }
+        if let consumer { return consumer.whenDrained(action) }
         if now { action() }
     }
 
     func finish(_ error: (any Error)?) {
         let end: Result<Void, APIError> =
             error.map { .failure(APIError.wrapping($0, request: request)) } ?? .success(())
-        let (waiter, drained) = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
-            guard state.end == nil, !state.cancelled else { return (nil, nil) }
+        let (waiter, drained, consumer) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Consumer?) in
+            guard state.end == nil, !state.cancelled else { return (nil, nil, nil) }
             state.end = end
             defer {
                 state.waiter = nil
                 state.drained = nil
+                state.consumer = nil
             }
-            return (state.waiter, state.drained)
+            return (state.waiter, state.drained, state.consumer)
         }
         drained?()
+        consumer?.end.resume(with: end)
         guard let waiter else { return }
         DeadlineClock.shared.remove(self)
         waiter.resume(with: end.map { nil })
@@ -256,7 +435,7 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// The reader stopped (or the idle timeout passed, with `error`): ends the stream and cancels the transfer.
     func cancel(with error: APIError? = nil) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Bool, Int?)? in
+            state -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, Bool, Int?, Consumer?)? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
             // The reader stopped before the end it has not read (an idle timeout's error is recorded as it reads it).
@@ -264,19 +443,24 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
             let running = state.end == nil
             if running { state.end = .failure(error ?? cancellation) }
             state.chunks = []
+            state.head = 0
             state.bytes = 0
+            state.spill?.remove()
+            state.spill = nil
             defer {
                 state.waiter = nil
                 state.drained = nil
+                state.consumer = nil
             }
-            return (state.waiter, state.drained, running, readBytes)
+            return (state.waiter, state.drained, running, readBytes, state.consumer)
         }
-        guard let (waiter, drained, running, readBytes) = ended else { return }
+        guard let (waiter, drained, running, readBytes, consumer) = ended else { return }
         DeadlineClock.shared.remove(self)
         // The transfer is told first: a reader resumed by the error may look at once.
         if running { onCancel() }
         if let readBytes { request.record(.streamEnded, bytes: readBytes, detail: "cancelled") }
         waiter?.resume(throwing: error ?? cancellation)
+        consumer?.end.resume(throwing: error ?? cancellation)
         drained?()
     }
 
@@ -295,7 +479,8 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// The bytes the reader read, the first time its end is claimed for the call's timeline (when the call records
     /// one); `nil` after. Recorded outside the lock: observers run then.
     private static func claimEnd(_ state: inout State, of request: APIRequest) -> Int? {
-        guard request.recorder?.recordsStreamEnd == true, !state.endRecorded else { return nil }
+        guard request.responseDelivery.isStream, request.recorder?.recordsStreamEnd == true, !state.endRecorded
+        else { return nil }
         state.endRecorded = true
         return state.delivered
     }
@@ -307,7 +492,9 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
 
     /// The next chunk; the end or a failure is recorded in the call's timeline.
     func next() async throws -> Data? {
-        guard request.recorder?.recordsStreamEnd == true else { return try await nextChunk() }
+        guard request.responseDelivery.isStream, request.recorder?.recordsStreamEnd == true else {
+            return try await nextChunk()
+        }
         do {
             if let chunk = try await nextChunk() { return chunk }
             recordEnd("end")
@@ -342,36 +529,27 @@ final class ChunkBuffer: DeadlineClock.Client, Sendable {
     /// The waiting bytes (several chunks joined, up to ``batchBytes``) or the end; `nil` when the reader must
     /// wait, after registering `waiter` if one is given.
     private func takeReady(orWait waiter: CheckedContinuation<Data?, any Error>? = nil) -> Result<Data?, APIError>? {
-        let (outcome, drained) = state.withLock { state -> (Result<Data?, APIError>?, (@Sendable () -> Void)?) in
-            if state.head < state.chunks.count {
-                var batch = state.chunks[state.head]
-                state.chunks[state.head] = Data()
-                state.head += 1
-                while state.head < state.chunks.count,
-                    batch.count + state.chunks[state.head].count <= Self.batchBytes
-                {
-                    batch.append(state.chunks[state.head])
-                    state.chunks[state.head] = Data()
-                    state.head += 1
-                }
-                state.bytes -= batch.count
-                state.delivered += batch.count
-                if state.head == state.chunks.count {
-                    state.chunks.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
+        let (outcome, drained) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
+            if let batch = Self.takeBatch(from: &state) {
+                if case .success(let data) = batch { state.delivered += data.count }
                 var drained: (@Sendable () -> Void)?
                 if state.bytes <= ResponseStream.windowBytes / 2 {
                     drained = state.drained
                     state.drained = nil
                 }
-                return (.success(batch), drained)
+                return (batch.map { $0 }, drained)
             }
-            if let end = state.end { return (end.map { nil }, nil) }
+            if let end = state.end { return (end.map { nil }.mapError { $0 }, nil) }
             if let waiter { state.waiter = waiter }
             return (nil, nil)
         }
         drained?()
-        return outcome
+        guard case .failure(let failure) = outcome, !(failure is APIError) else {
+            return outcome?.mapError { APIError.wrapping($0, request: request) }
+        }
+        // The spill file could not be read: the stream fails with that.
+        let error = spillError(failure)
+        cancel(with: error)
+        return .failure(error)
     }
 }

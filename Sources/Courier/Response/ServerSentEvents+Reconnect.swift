@@ -11,8 +11,8 @@ extension ResponseStream {
     /// }
     /// ```
     ///
-    /// When the stream ends, or fails with a transport error (the connection lost, an idle timeout, no
-    /// connection), the request is sent again after a wait, through the same plugins (auth applies again), with
+    /// When the stream ends, or fails with a transient transport error (``APIError/TransportProblem/transient``:
+    /// the connection lost, an idle timeout, no connection, the device offline), the request is sent again after a wait, through the same plugins (auth applies again), with
     /// `Last-Event-ID` set to the last event ID seen; a server that honours it resumes after that event. The wait
     /// is the stream's last `retry:` value, else the policy's `delay`, never more than its `maxDelay`.
     ///
@@ -113,12 +113,7 @@ struct Reconnection: Sendable {
     /// Whether a stream that failed with `error` is worth opening again: a transport failure the next connection
     /// may not have, never a cancellation, a limit of the client, or an answer of the server.
     static func reconnects(after error: APIError) -> Bool {
-        switch error.reason {
-        case .transport(.connectionLost), .transport(.timedOut), .transport(.cannotConnect), .transport(.offline),
-            .transport(.other):
-            true
-        default: false
-        }
+        error.reason.isTransient
     }
 
     /// Fails unless `response` is an event stream.

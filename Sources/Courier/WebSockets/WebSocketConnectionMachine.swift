@@ -143,7 +143,7 @@ struct WebSocketConnectionMachine: Sendable {
                     detail: "cancelled")
             }
             let error = missedPong == generation ? ExecutorStop.timedOut.error(for: request) : error
-            let reconnectable = [.connectionLost, .timedOut, .cannotConnect].contains(error.reason.transportProblem)
+            let reconnectable = error.reason.isTransient
             if reconnectable, let wait = startReconnection() { return reconnection(after: error, wait: wait) }
             return .end(.failure(error), close: WebSocketClose(code: 1006), detail: "\(error.reason)")
         }

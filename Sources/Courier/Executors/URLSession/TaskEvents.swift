@@ -4,25 +4,25 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The URLSession delegate of ``URLSessionExecutor``'s calls: the one place their delegate methods are written,
-/// each handing its event to the ``URLSessionCall`` of the task. (A WebSocket's handshake, on Apple platforms, waits
-/// on a delegate of its own, `WebSocketHandshake`: its task has no call.)
+/// The URLSession delegate of ``URLSessionExecutor``'s hops: the one place their delegate methods are written,
+/// each handing its event to the ``URLSessionHop`` of the task. (A WebSocket's handshake, on Apple platforms, waits
+/// on a delegate of its own, `WebSocketHandshake`: its task has no hop.)
 ///
-/// Every task's own delegate is a `TaskEvents` for its call; Apple platforms report every task event there. On
+/// Every task's own delegate is a `TaskEvents` for its hop; Apple platforms report every task event there. On
 /// Linux, FoundationNetworking reports most task events only to the session's delegate (redirects go to the
-/// task's own): a session that ``URLSessionExecutor`` creates there has a `TaskEvents` without a call, which
-/// finds the call through the task's own delegate. No registry and no lock: the task carries its call.
+/// task's own): a session that ``URLSessionExecutor`` creates there has a `TaskEvents` without a hop, which
+/// finds the hop through the task's own delegate. No registry and no lock: the task carries its hop.
 final class TaskEvents: NSObject, URLSessionDataDelegate, Sendable {
-    /// The call of the task this delegate belongs to; `nil` for a session's delegate.
-    private let call: URLSessionCall?
+    /// The hop of the task this delegate belongs to; `nil` for a session's delegate.
+    private let call: URLSessionHop?
 
     /// The delegate of a task of `call`, or (without one) of a session.
-    init(_ call: URLSessionCall? = nil) {
+    init(_ call: URLSessionHop? = nil) {
         self.call = call
     }
 
-    /// The call `task` belongs to: this delegate's own, else the one its task delegate names.
-    private func call(of task: URLSessionTask) -> URLSessionCall? {
+    /// The hop `task` belongs to: this delegate's own, else the one its task delegate names.
+    private func call(of task: URLSessionTask) -> URLSessionHop? {
         call ?? (task.delegate as? TaskEvents)?.call
     }
 
@@ -47,8 +47,8 @@ final class TaskEvents: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let call = call(of: task) else { return completionHandler(request) }
-        call.redirecting(task, response: response, newRequest: request, completionHandler: completionHandler)
+        // Courier's policy follows redirects, hop by hop: the redirect is the hop's response.
+        completionHandler(call(of: task) == nil ? request : nil)
     }
 
     func urlSession(

@@ -10,22 +10,24 @@ import Foundation
 /// The default executor: sends requests with a `URLSession`, on Apple platforms and on Linux
 /// (`FoundationNetworking`).
 ///
-/// It keeps Courier's contracts on every platform, whatever `URLSession` does on its own:
+/// It is an ``HTTPTransport``: each hop is one `URLSessionTask` that follows no redirect, and Courier's policy keeps
+/// the contracts above it, whatever `URLSession` does on its own:
 /// - **A timeout is a deadline.** A request's ``APIRequest/timeout`` bounds the whole call (connect,
 ///   send, wait, receive); a call that runs out of it fails with ``APIError/TransportProblem/timedOut``,
 ///   even when the server keeps sending a byte a second (URLSession's own timeout only measures idle time).
 /// - **Redirects follow the request's ``APIRequest/redirectPolicy``.** Before a hop that changes the
 ///   origin (scheme, host or port), every credential is removed: the headers `SensitiveData` names and
 ///   the request's ``APIRequest/sensitiveNames`` (those an auth plugin set). `https` → `http` is refused
-///   unless the policy allows it.
+///   unless the policy allows it. A `307`/`308` sends the body again (read again from its start; a one-shot stream
+///   is never sent twice: the redirect is then the response), on Linux too.
 /// - **Memory is bounded.** The body is counted as it arrives (after content decoding, so a gzip bomb is
 ///   stopped as it inflates); the call fails with ``APIError/TransportProblem/responseTooLarge`` the moment it
 ///   crosses ``APIRequest/maxResponseBytes``, or at once when `Content-Length` already says so. A streamed body
 ///   holds about `ResponseStream.windowBytes` of unread bytes on Apple platforms (the task is suspended); on
 ///   Linux, where a task cannot be paused, a `GET` whose response can be resumed (a length, `Accept-Ranges: bytes`,
-///   an `ETag` or `Last-Modified`) holds about 4 MiB (it is cancelled and asked for again from the reader's
-///   position), any other up to ``APIRequest/maxResponseBytes``: read large bodies that may be consumed slowly with
-///   `download(to:)`, or lower the limit.
+///   an `ETag` or `Last-Modified`) holds about 4 MiB (Courier cancels it and asks for the rest from the reader's
+///   position), any other up to ``APIRequest/maxResponseBytes`` (past 2 MiB in a temporary file): read large bodies
+///   that may be consumed slowly with `download(to:)`, or lower the limit.
 /// - **Cancellation is prompt.** Cancelling the calling Swift task cancels the `URLSessionTask` at once, and
 ///   the call fails with ``APIError/TransportProblem/cancelled``.
 ///
@@ -37,15 +39,11 @@ import Foundation
 /// declare ``TransferFeatures/webSockets``: such a call fails with ``APIError/TransportProblem/unsupportedByExecutor``
 /// before any I/O.
 ///
-/// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in more places,
-/// which the executor gives it: it never completes a `401` whose `WWW-Authenticate` challenge it cannot
-/// answer (swift-corelibs-foundation#5456), so the executor declines such challenges and returns the `401`;
-/// it drops the body when it follows a `307`/`308`, so the executor sends such a hop itself, with the method and
-/// a replayable body read again (a one-shot stream is never sent twice: the redirect is the response);
-/// and it ignores a timeout passed to `URLRequest(url:cachePolicy:timeoutInterval:)`, so the executor sets
-/// the property. It cannot help with one thing: a server that sends a bare status line and closes the
-/// connection makes FoundationNetworking trap (swift-corelibs-foundation#5285), which no executor over
-/// `URLSession` can catch.
+/// On Linux, `FoundationNetworking` (swift-corelibs-foundation over libcurl) needs help in one more place, which the
+/// executor gives it: it never completes a `401` whose `WWW-Authenticate` challenge it cannot answer
+/// (swift-corelibs-foundation#5456), so the executor declines such challenges and returns the `401`. It cannot help
+/// with one thing: a server that sends a bare status line and closes the connection makes FoundationNetworking trap
+/// (swift-corelibs-foundation#5285), which no executor over `URLSession` can catch.
 ///
 /// Sessions this executor creates (``init()``, ``init(configuration:)`` and ``shared``) report
 /// the body as it arrives; on Linux they run delegate callbacks on URLSession's own queue, so do not add
@@ -67,7 +65,7 @@ import Foundation
 /// A session passed to ``init(session:)`` keeps its own delegate; on Linux such a
 /// session hands over the body only when it is complete, so the size limit is checked then (memory is
 /// bounded only by the server), while redirects, 401 challenges, deadlines and cancellation work as above.
-public struct URLSessionExecutor: APIExecutor {
+public struct URLSessionExecutor: HTTPTransport {
     /// The session that sends requests.
     public let session: URLSession
 
@@ -133,39 +131,40 @@ public struct URLSessionExecutor: APIExecutor {
     /// The executor that ``APIConfiguration`` uses unless told otherwise; its session is created once.
     public static let shared = URLSessionExecutor()
 
-    /// Sends `request` and returns the response, whatever its status code.
+    /// Sends `request` and returns the response, whatever its status code: Courier's HTTP policy (the deadline,
+    /// redirects, the size limit, the delivery of the body) over ``send(_:)``.
     public func execute(_ request: APIRequest) async throws -> APIResponse {
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            let holdsStream = request.body.holdsStream
-            if holdsStream { StreamUploads.begin() }
-            defer { if holdsStream { StreamUploads.end() } }
-        #endif
-        var urlRequest = request.urlRequest
-        // Assigned through the property: FoundationNetworking ignores the initializer's timeout. URLSession's
-        // own timeout is an idle timeout; the call's deadline is enforced by `URLSessionCall`, and so is the idle
-        // timeout of a stream or a download that has one (URLSession's must not fire before it: the longer one).
-        let idle = request.responseDelivery.idleTimeout.map { max($0, request.timeout) } ?? request.timeout
-        urlRequest.timeoutInterval = Self.idleTimeout(idle)
         // A session with its own delegate reports no events: only in-memory transfers (checked here too for
         // callers that skip the call forms).
         try checkSupport(for: request)
         try checkTrust(for: request)
-        #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
-            if request.responseDelivery.isWebSocket {
-                return try await WebSocketTaskTransport.open(request, on: session, cookies: sentCookies, trust: trust)
+        return try await TransportCall(request: request, transport: self).run()
+    }
+
+    /// Sends `hop` as one task, which follows no redirect, and returns the response head with the body as it
+    /// arrives; a WebSocket handshake (Apple platforms) returns the open socket.
+    public func send(_ hop: APIRequest) async throws -> APIResponse {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            let holdsStream = hop.body.holdsStream
+            if holdsStream { StreamUploads.begin() }
+            defer { if holdsStream { StreamUploads.end() } }
+        #else
+            if hop.responseDelivery.isWebSocket {
+                return try await WebSocketTaskTransport.open(hop, on: session, cookies: sentCookies, trust: trust)
             }
         #endif
-        let call = URLSessionCall(
-            request: request, reportsEvents: reportsEvents, cookies: cookies, sentCookies: sentCookies, trust: trust)
-        call.setCookieField(of: &urlRequest, crossingOrigin: false)
-        let (body, response) = try await call.run(urlRequest, on: session)
-        return APIResponse(
-            statusCode: response.statusCode,
-            headers: HTTPHeaders(response),
-            body: body,
-            url: response.url,
-            request: request
-        )
+        var urlRequest = hop.urlRequest
+        // URLSession's own timeout is an idle timeout; Courier keeps the call's deadline and idle timeouts.
+        urlRequest.timeoutInterval = Self.idleTimeout(hop.timeout)
+        if let sentCookies, let url = urlRequest.url {
+            // One `Cookie` field: the hop's own pairs (Courier removed them from a hop to another origin on), which
+            // win on a name clash, then the jar's for the hop's URL.
+            urlRequest.httpShouldHandleCookies = false
+            let field = sentCookies.cookieField(for: url, merging: hop.headers.values(for: .cookie))
+            urlRequest.setValue(field, forHTTPHeaderField: "Cookie")
+        }
+        let call = URLSessionHop(hop: hop, reportsEvents: reportsEvents, cookies: cookies, trust: trust)
+        return try await call.run(urlRequest, on: session)
     }
 
     /// The idle timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down
@@ -235,7 +234,7 @@ extension HTTPHeaders {
 
     /// The delegate queue of a session that ``URLSessionExecutor`` creates on Linux: it runs each delegate
     /// callback at once, on the session's own queue, instead of handing it to another thread (three hops per
-    /// call, which cost more than the rest of Courier's work). ``URLSessionCall`` keeps its callbacks short
+    /// call, which cost more than the rest of Courier's work). ``URLSessionHop`` keeps its callbacks short
     /// and never calls back into the task (`cancel()`, a challenge's completion handler) from inside one:
     /// FoundationNetworking runs those synchronously on the same queue.
     // @unchecked: restated from OperationQueue (required for a subclass); it adds no state of its own.

@@ -21,7 +21,7 @@ final class DeadlineClock: Sendable {
         var armed: UInt64?
     }
 
-    /// The clock every ``URLSessionCall`` uses.
+    /// The clock of every call over a transport, and of every stream's idle timeout.
     static let shared = DeadlineClock()
 
     private let state: LockedBox<State>

@@ -331,3 +331,9 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         if readingPastDemand { bytesPastDemand += bytes }
     }
 }
+
+/// Frames compare by kind and contents, so that a test asserts the whole frame a transport is told to write.
+extension WebSocketStateMachine.Outbound: Equatable where Payload: Equatable {}
+
+/// Actions compare with everything they carry (the message, the frame, the close, the violation).
+extension WebSocketStateMachine.Action: Equatable where Payload: Equatable {}

@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension URLSessionCall {
+extension URLSessionHop {
     /// The task that sends `urlRequest` with the request's body: an in-memory body as `httpBody` (already set);
     /// a file as an upload task that reads it from disk (Apple platforms); a stream, a form, and on Linux a file,
     /// through an `InputStream` that reads `RequestBody.chunkSize` bytes at a time. No body is ever read whole.

@@ -9,28 +9,6 @@ import Testing
 struct WebSocketStateMachineTests {
     typealias Machine = WebSocketStateMachine<Data>
 
-    /// What an action did, comparable: the frames written and what reached the reader.
-    enum Effect: Equatable {
-        case none, deliver(Machine.MessageKind, Data), pong(Data), ping, close(code: Int?), completePings
-        case answer(code: Int?, delivered: WebSocketClose), peerClosed, fail(Machine.Violation, closeCode: Int?)
-
-        init(_ action: Machine.Action) {
-            switch action {
-            case .none: self = .none
-            case .deliver(let kind, let payload): self = .deliver(kind, payload)
-            case .write(.pong(let payload)): self = .pong(payload)
-            case .write(.ping): self = .ping
-            case .write(.close(let code, _)): self = .close(code: code)
-            case .completePings: self = .completePings
-            case .answerClose(.close(let code, _), let close): self = .answer(code: code, delivered: close)
-            case .answerClose: self = .none
-            case .peerClosed: self = .peerClosed
-            case .fail(let violation, .some(.close(let code, _))): self = .fail(violation, closeCode: code)
-            case .fail(let violation, _): self = .fail(violation, closeCode: nil)
-            }
-        }
-    }
-
     static func text(_ text: String) -> Data { Data(text.utf8) }
 
     // MARK: The close handshake
@@ -40,8 +18,9 @@ struct WebSocketStateMachineTests {
         arguments: [1000, 1001, 1008, 1011, 4000])
     func peerCloseAnswered(code: Int) {
         var machine = Machine(maxMessageBytes: 100)
-        let effect = Effect(machine.received(.close(code: code, reason: "bye")))
-        #expect(effect == .answer(code: code, delivered: WebSocketClose(code: code, reason: "bye")))
+        #expect(
+            machine.received(.close(code: code, reason: "bye"))
+                == .answerClose(.close(code: code, reason: ""), WebSocketClose(code: code, reason: "bye")))
         #expect(machine.state == .closeReceived)
     }
 
@@ -49,15 +28,15 @@ struct WebSocketStateMachineTests {
     func peerCloseWithoutCode() {
         var machine = Machine(maxMessageBytes: 100)
         #expect(
-            Effect(machine.received(.close(code: nil, reason: "")))
-                == .answer(code: nil, delivered: WebSocketClose(code: 1005)))
+            machine.received(.close(code: nil, reason: ""))
+                == .answerClose(.close(code: nil, reason: ""), WebSocketClose(code: 1005)))
     }
 
     @Test("The peer's close is answered once: a second close frame does nothing")
     func peerCloseAnsweredOnce() {
         var machine = Machine(maxMessageBytes: 100)
         _ = machine.received(.close(code: 1000, reason: ""))
-        #expect(Effect(machine.received(.close(code: 1000, reason: ""))) == .none)
+        #expect(machine.received(.close(code: 1000, reason: "")) == .none)
     }
 
     @Test("A close requested after the peer's closes the connection at once, without a second frame")
@@ -75,7 +54,7 @@ struct WebSocketStateMachineTests {
                 == .sendAndWait(code: 1000, reason: "done", readOn: false))
         #expect(machine.state == .closeSent)
         #expect(machine.closeRequested(code: 1001, reason: "") == .wait)
-        #expect(Effect(machine.received(.close(code: 1000, reason: ""))) == .peerClosed)
+        #expect(machine.received(.close(code: 1000, reason: "")) == .peerClosed)
         #expect(machine.state == .closeReceived)
         #expect(machine.closeRequested(code: 1000, reason: "") == .close)
     }
@@ -84,9 +63,9 @@ struct WebSocketStateMachineTests {
     func framesAfterOurClose() {
         var machine = Machine(maxMessageBytes: 100)
         _ = machine.closeRequested(code: 1000, reason: "")
-        #expect(Effect(machine.received(.data(.text, Self.text("late"), fin: true))) == .none)
-        #expect(Effect(machine.received(.ping(Data()))) == .none)
-        #expect(Effect(machine.pingRequested()) == .none)
+        #expect(machine.received(.data(.text, Self.text("late"), fin: true)) == .none)
+        #expect(machine.received(.ping(Data())) == .none)
+        #expect(machine.pingRequested() == .none)
     }
 
     @Test("1006 closes without a frame: the connection failed")
@@ -101,9 +80,9 @@ struct WebSocketStateMachineTests {
         arguments: [999, 1004, 1005, 1006, 1015, 2000, 5000])
     func invalidCloseCode(code: Int) {
         var machine = Machine(maxMessageBytes: 100)
-        guard
-            case .fail(.protocolError, close: .close(code: 1002, _)?) = machine.received(.close(code: code, reason: ""))
-        else { return #expect(Bool(false), "not failed with 1002") }
+        #expect(
+            machine.received(.close(code: code, reason: ""))
+                == .fail(.protocolError("a close frame with the code \(code)"), close: .close(code: 1002, reason: "")))
         #expect(machine.state == .failed)
     }
 
@@ -120,16 +99,16 @@ struct WebSocketStateMachineTests {
     @Test("Messages that arrived before the peer's close are handed on first, in order")
     func messagesBeforeClose() {
         var machine = Machine(maxMessageBytes: 100)
-        let effects = [
+        let actions = [
             machine.received(.data(.text, Self.text("one"), fin: true)),
             machine.received(.data(.binary, Data([2]), fin: true)),
             machine.received(.close(code: 1000, reason: "")),
             machine.received(.data(.text, Self.text("after"), fin: true)),
-        ].map(Effect.init)
+        ]
         #expect(
-            effects == [
+            actions == [
                 .deliver(.text, Self.text("one")), .deliver(.binary, Data([2])),
-                .answer(code: 1000, delivered: WebSocketClose(code: 1000)), .none,
+                .answerClose(.close(code: 1000, reason: ""), WebSocketClose(code: 1000)), .none,
             ])
     }
 
@@ -137,7 +116,7 @@ struct WebSocketStateMachineTests {
     func messageBeforeDrop() {
         var machine = Machine(maxMessageBytes: 100)
         #expect(
-            Effect(machine.received(.data(.text, Self.text("last"), fin: true))) == .deliver(.text, Self.text("last")))
+            machine.received(.data(.text, Self.text("last"), fin: true)) == .deliver(.text, Self.text("last")))
         machine.connectionEnded()
         #expect(machine.state == .closed)
         #expect(machine.pingsAwaitingPong == 0)
@@ -148,17 +127,17 @@ struct WebSocketStateMachineTests {
     @Test("A ping is answered with a pong carrying its payload")
     func pingAnswered() {
         var machine = Machine(maxMessageBytes: 100)
-        #expect(Effect(machine.received(.ping(Data([7, 8])))) == .pong(Data([7, 8])))
+        #expect(machine.received(.ping(Data([7, 8]))) == .write(.pong(Data([7, 8]))))
     }
 
     @Test("A pong completes the pings waiting for it; an unasked pong does nothing")
     func pongCompletesPings() {
         var machine = Machine(maxMessageBytes: 100)
-        #expect(Effect(machine.received(.pong)) == .none)
-        #expect(Effect(machine.pingRequested()) == .ping)
-        #expect(Effect(machine.pingRequested()) == .ping)
+        #expect(machine.received(.pong) == .none)
+        #expect(machine.pingRequested() == .write(.ping))
+        #expect(machine.pingRequested() == .write(.ping))
         #expect(machine.pingsAwaitingPong == 2)
-        #expect(Effect(machine.received(.pong)) == .completePings)
+        #expect(machine.received(.pong) == .completePings)
         #expect(machine.pingsAwaitingPong == 0)
     }
 
@@ -180,9 +159,7 @@ struct WebSocketStateMachineTests {
         machine.pongAbandoned()
         _ = machine.received(.pong)
         #expect(!machine.pongOverdue)
-        guard case .sendAndWait = machine.closeRequested(code: 1000, reason: "") else {
-            return #expect(Bool(false), "the close does not wait")
-        }
+        #expect(machine.closeRequested(code: 1000, reason: "") == .sendAndWait(code: 1000, reason: "", readOn: false))
     }
 
     @Test("Giving up on no ping changes nothing")
@@ -197,11 +174,10 @@ struct WebSocketStateMachineTests {
     @Test("Fragments are joined into one message")
     func fragmentsJoined() {
         var machine = Machine(maxMessageBytes: 100)
-        #expect(Effect(machine.received(.data(.text, Self.text("he"), fin: false))) == .none)
-        #expect(Effect(machine.received(.continuation(Self.text("ll"), fin: false))) == .none)
-        #expect(Effect(machine.received(.ping(Data()))) == .pong(Data()))  // control frames may come in between
-        #expect(
-            Effect(machine.received(.continuation(Self.text("o"), fin: true))) == .deliver(.text, Self.text("hello")))
+        #expect(machine.received(.data(.text, Self.text("he"), fin: false)) == .none)
+        #expect(machine.received(.continuation(Self.text("ll"), fin: false)) == .none)
+        #expect(machine.received(.ping(Data())) == .write(.pong(Data())))  // control frames may come in between
+        #expect(machine.received(.continuation(Self.text("o"), fin: true)) == .deliver(.text, Self.text("hello")))
     }
 
     @Test(
@@ -211,21 +187,34 @@ struct WebSocketStateMachineTests {
         var whole = Machine(maxMessageBytes: 10)
         var joined = Machine(maxMessageBytes: 10)
         let payload = Data(repeating: 1, count: size)
-        let wholeEffect = Effect(whole.received(.data(.binary, payload, fin: true)))
+        let wholeAction = whole.received(.data(.binary, payload, fin: true))
         _ = joined.received(.data(.binary, payload.prefix(4), fin: false))
-        let joinedEffect = Effect(joined.received(.continuation(payload.dropFirst(4), fin: true)))
-        let refused = Effect.fail(.messageTooLarge(limit: 10), closeCode: 1009)
-        #expect(wholeEffect == (accepted ? .deliver(.binary, payload) : refused))
-        #expect(joinedEffect == (accepted ? .deliver(.binary, payload) : refused))
+        let joinedAction = joined.received(.continuation(payload.dropFirst(4), fin: true))
+        let refused = Machine.Action.fail(.messageTooLarge(limit: 10), close: .close(code: 1009, reason: ""))
+        #expect(wholeAction == (accepted ? .deliver(.binary, payload) : refused))
+        #expect(joinedAction == (accepted ? .deliver(.binary, payload) : refused))
+    }
+
+    /// A frame out of place, or a text that is not UTF-8, and the violation it is.
+    struct ViolationCase: Sendable, CustomTestStringConvertible {
+        var kind: String
+        var violation: Machine.Violation
+        var testDescription: String { kind }
     }
 
     @Test(
         "Frames out of place fail the connection with 1002, and a text that is not UTF-8 with 1007",
-        arguments: ["continuation", "nested", "unknown", "text"])
-    func violations(kind: String) {
+        arguments: [
+            ViolationCase(
+                kind: "continuation", violation: .protocolError("a continuation frame outside a fragmented message")),
+            ViolationCase(kind: "nested", violation: .protocolError("a new message began inside a fragmented one")),
+            ViolationCase(kind: "unknown", violation: .protocolError("an unknown opcode 3")),
+            ViolationCase(kind: "text", violation: .invalidText),
+        ])
+    func violations(_ violation: ViolationCase) {
         var machine = Machine(maxMessageBytes: 100)
         let action: Machine.Action
-        switch kind {
+        switch violation.kind {
         case "continuation": action = machine.received(.continuation(Data([1]), fin: true))
         case "nested":
             _ = machine.received(.data(.text, Self.text("a"), fin: false))
@@ -233,22 +222,23 @@ struct WebSocketStateMachineTests {
         case "unknown": action = machine.received(.unknown(opcode: 3))
         default: action = machine.receivedInvalidText()
         }
-        guard case .fail(let violation, close: .close(let code, _)?) = action else {
-            return #expect(Bool(false), "not failed")
-        }
-        #expect(code == violation.closeCode)
-        #expect(code == (kind == "text" ? 1007 : 1002))
+        let code = violation.kind == "text" ? 1007 : 1002
+        #expect(action == .fail(violation.violation, close: .close(code: code, reason: "")))
         #expect(machine.state == .failed)
         // Failed once: no second close frame.
-        guard case .fail(_, close: nil) = machine.receivedInvalidText() else { return #expect(Bool(false)) }
+        #expect(machine.receivedInvalidText() == .fail(.invalidText, close: nil))
     }
 
     @Test("A frame the decoder refused: over the limit 1009, broken 1002")
     func decoderRefusals() {
         var large = Machine(maxMessageBytes: 5)
         var broken = Machine(maxMessageBytes: 5)
-        #expect(Effect(large.frameRefused(tooLarge: true, "")) == .fail(.messageTooLarge(limit: 5), closeCode: 1009))
-        #expect(Effect(broken.frameRefused(tooLarge: false, "bad")) == .fail(.protocolError("bad"), closeCode: 1002))
+        #expect(
+            large.frameRefused(tooLarge: true, "")
+                == .fail(.messageTooLarge(limit: 5), close: .close(code: 1009, reason: "")))
+        #expect(
+            broken.frameRefused(tooLarge: false, "bad")
+                == .fail(.protocolError("bad"), close: .close(code: 1002, reason: "")))
     }
 
     // MARK: Reads past the reader's demand
