@@ -33,21 +33,13 @@ import Testing
         process.standardOutput = output
         try process.run()
         let pid = process.processIdentifier
-        // Wait for "ready" on a Dispatch thread (a blocking read), at most 30 s.
-        let ready: Bool = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.availableData
-                continuation.resume(returning: String(decoding: data, as: UTF8.self).contains("ready"))
-            }
+        // Wait for "ready" (a blocking read).
+        let ready: Bool = await onOwnThread {
+            String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("ready")
         }
         try await Task.sleep(for: .milliseconds(milliseconds))
         kill(pid, SIGKILL)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await onOwnThread { process.waitUntilExit() }
         #expect(ready, "the writer never wrote its first entry")
         return process.terminationStatus
     }

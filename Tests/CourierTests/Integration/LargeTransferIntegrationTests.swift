@@ -25,7 +25,7 @@ struct LargeTransferIntegrationTests {
         #expect(response.statusCode == 200)
         #expect(progress.current.received == Int64(size))
         #expect(progress.current.expectedToReceive == Int64(size))
-        #expect(try TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
+        #expect(try await TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["big.bin"])
     }
 
@@ -51,7 +51,7 @@ struct LargeTransferIntegrationTests {
 
         // THEN it got the rest (206) at full speed, and the file is whole
         #expect(response.statusCode == 206)
-        #expect(try TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
+        #expect(try await TransferServers.sha256(of: destination) == TransferServers.bigFileSHA256)
     }
 
     @Test("A stream read slowly holds a few MiB of unread bytes, not the body (on Linux, resumed with Range)")

@@ -33,7 +33,7 @@ struct LargeUploadIntegrationTests {
     }
 
     /// Writes `megabytes` MiB of pseudo-random bytes (each MiB differs) and returns the file and its SHA-256.
-    static func makeFile(megabytes: Int) throws -> (URL, String) {
+    static func makeFile(megabytes: Int) async throws -> (URL, String) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown)
@@ -48,19 +48,22 @@ struct LargeUploadIntegrationTests {
             try handle.write(contentsOf: block)
         }
         try handle.close()
-        return (url, try sha256sum(url))
+        return (url, try await sha256sum(url))
     }
 
     /// `sha256sum`'s digest of the file (coreutils).
-    static func sha256sum(_ url: URL) throws -> String {
+    static func sha256sum(_ url: URL) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sha256sum", url.path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await onOwnThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         let digest = String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
         #expect(process.terminationStatus == 0 && digest.count == 64, "sha256sum failed: \(digest)")
         return digest
@@ -121,7 +124,7 @@ struct LargeUploadIntegrationTests {
     func largeUploads() async throws {
         let sink = try UploadSink.url().absoluteString
         let size = Self.megabytes * 1_048_576
-        let (file, digest) = try Self.makeFile(megabytes: Self.megabytes)
+        let (file, digest) = try await Self.makeFile(megabytes: Self.megabytes)
         defer { try? FileManager.default.removeItem(at: file) }
 
         // WHEN a fresh process uploads the file as the body

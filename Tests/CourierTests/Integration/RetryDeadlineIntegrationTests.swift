@@ -18,11 +18,11 @@ struct RetryDeadlineIntegrationTests {
 
         static let all = [
             Case(
-                testDescription: "an upstream that answers after 3 s: one attempt, timed out",
-                target: { "/count?key=\($0)&delay=3" }, statsKey: { $0 }, reason: .transport(.timedOut)),
+                testDescription: "an upstream that answers after 60 s: one attempt, timed out",
+                target: { "/count?key=\($0)&delay=60" }, statsKey: { $0 }, reason: .transport(.timedOut)),
             Case(
-                testDescription: "a 503 with Retry-After: 5: timed out at once",
-                target: { "/flaky?key=\($0)&fail=3&status=503&retry-after=5" }, statsKey: { "flaky:\($0)" },
+                testDescription: "a 503 with Retry-After: 30: timed out at once",
+                target: { "/flaky?key=\($0)&fail=3&status=503&retry-after=30" }, statsKey: { "flaky:\($0)" },
                 reason: .transport(.timedOut)),
         ]
     }
@@ -31,21 +31,21 @@ struct RetryDeadlineIntegrationTests {
         let hits: Int
     }
 
-    @Test("A 1 s timeout with .retry() ends after about 1 s, after one attempt", arguments: Case.all)
+    @Test("A 1 s timeout with .retry() ends at that deadline, after one attempt", arguments: Case.all)
     func oneDeadlineAcrossRetries(_ call: Case) async throws {
         // GIVEN a 1 s timeout and the default retry policy (3 attempts, timeouts and 503 retried)
         let key = UUID().uuidString
         let configuration = try FaultServer.configuration(timeout: .seconds(1), plugins: [.retry()])
 
-        // WHEN the call is made (cut off at 10 s: three fresh timeouts and the waits would take about 4.5 s)
+        // WHEN the call is made (cut off at 20 s: a call that waited for the answer or the Retry-After would take
+        // 30 s or more, so it fails here however loaded the machine is)
         let endpoint = GET<Void>(call.target(key))
-        let (outcome, elapsed) = await bounded(within: .seconds(10)) { () async throws(APIError) -> Data in
+        let (outcome, _) = await bounded(within: .seconds(20)) { () async throws(APIError) -> Data in
             try await endpoint.request(using: configuration)
         }
 
-        // THEN it ends well before a second attempt could have run, with the expected reason, after one attempt
+        // THEN it ends before a second attempt could have run, with the expected reason, after one attempt
         #expect(outcome.error?.reason == call.reason, "\(outcome)")
-        #expect(elapsed < .seconds(4), "\(elapsed)")
         let stats: Stats = try await GET<Void>("/count-stats?key=\(call.statsKey(key))")
             .request(using: FaultServer.configuration())
         #expect(stats.hits == 1)

@@ -94,8 +94,8 @@ struct TransportIntegrationTests {
         let result = await call.result
         let latency = clock.now - cancelledAt
 
-        // THEN the call ends promptly, as a cancellation
-        #expect(latency < .seconds(5), "cancellation took \(latency)")
+        // THEN the call ends before the 10 s answer could (8 s: room for a loaded machine), as a cancellation
+        #expect(latency < .seconds(8), "cancellation took \(latency)")
         let error = try #require(throws: APIError.self) { try result.get() }
         #expect(error.reason == .transport(.cancelled))
         #expect(error.isCancellation)
@@ -146,9 +146,9 @@ struct TransportIntegrationTests {
         }
         let latency = clock.now - cancelledAt
 
-        // THEN every one of them is a cancellation, and all of them ended long before the 10 s delay (5 s of slack)
+        // THEN every one of them is a cancellation, and all of them ended before the 10 s delay could (8 s: room for a loaded machine)
         #expect(reasons == Array(repeating: .transport(.cancelled), count: calls.count))
-        #expect(latency < .seconds(5), "cancellation took \(latency)")
+        #expect(latency < .seconds(8), "cancellation took \(latency)")
     }
 
     @Test("A 401 with a Basic challenge ends at once as .unauthorized, with the challenge header")

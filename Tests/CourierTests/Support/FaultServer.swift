@@ -223,44 +223,38 @@ enum Probe {
         let limitSeconds = Double(limit.components.seconds)
         let probeArguments = arguments
 
-        // The child is waited for on a Dispatch thread, never on the tests' cooperative pool.
-        let result: Result<(Data, Data, Int32, Bool), any Error> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = probeArguments
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                let killed = LockedBox<Bool>(false)
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                    return
-                }
-                DispatchQueue.global().asyncAfter(deadline: .now() + limitSeconds) {
-                    if process.isRunning {
-                        killed.withLock { $0 = true }
-                        process.terminate()
-                    }
-                }
-                let errorData = LockedBox(Data())
-                let errorReader = DispatchGroup()
-                errorReader.enter()
-                DispatchQueue.global().async {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    errorData.withLock { $0 = data }
-                    errorReader.leave()
-                }
-                let outputData = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                errorReader.wait()
-                continuation.resume(
-                    returning: .success((outputData, errorData.value, process.terminationStatus, killed.value))
-                )
+        let result: Result<(Data, Data, Int32, Bool), any Error> = await onOwnThread {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = probeArguments
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            let killed = LockedBox<Bool>(false)
+            do {
+                try process.run()
+            } catch {
+                return .failure(error)
             }
+            DispatchQueue.global().asyncAfter(deadline: .now() + limitSeconds) {
+                if process.isRunning {
+                    killed.withLock { $0 = true }
+                    process.terminate()
+                }
+            }
+            // Both pipes are read to their ends at once, so a child that fills one never waits on the other.
+            let errorData = LockedBox(Data())
+            let errorsRead = DispatchSemaphore(value: 0)
+            Thread {
+                let data = errors.fileHandleForReading.readDataToEndOfFile()
+                errorData.withLock { $0 = data }
+                errorsRead.signal()
+            }.start()
+            let outputData = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            errorsRead.wait()
+            return .success((outputData, errorData.value, process.terminationStatus, killed.value))
         }
         let (output, errorOutput, status, killed) = try result.get()
         let errorText = String(decoding: errorOutput, as: UTF8.self)

@@ -26,7 +26,7 @@ enum TransferServers {
     }
 
     /// The SHA-256 of the file at `url` in hex, from `sha256sum` (or `shasum -a 256` where it is missing).
-    static func sha256(of url: URL) throws -> String {
+    static func sha256(of url: URL) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         #if os(Linux)
@@ -37,8 +37,11 @@ enum TransferServers {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await onOwnThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
     }
 }
