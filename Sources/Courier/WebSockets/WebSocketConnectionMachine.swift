@@ -226,3 +226,47 @@ struct WebSocketConnectionMachine: Sendable {
         APIError(.transport(problem), endpoint: request.endpoint, request: request, underlyingError: underlying)
     }
 }
+
+// MARK: - Equatable, for the machine's tests
+
+/// Actions compare whole; their errors by what a caller reads of them (``APIError/reason`` and the description, which
+/// names the endpoint, the cause and the underlying error).
+extension WebSocketConnectionMachine.ReadAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.deliver(let left), .deliver(let right)): left == right
+        case (.ended(let left), .ended(let right)): left.readsAsTheSame(as: right)
+        case (.end(let left, let leftClose, let leftDetail), .end(let right, let rightClose, let rightDetail)):
+            left.readsAsTheSame(as: right) && leftClose == rightClose && leftDetail == rightDetail
+        case (.reconnect(let left, let leftWait), .reconnect(let right, let rightWait)):
+            left.readsAsTheSame(as: right) && leftWait == rightWait
+        default: false
+        }
+    }
+}
+
+extension WebSocketConnectionMachine.PongAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none), (.closeForReconnection, .closeForReconnection): true
+        case (.fail(let left), .fail(let right)): left.readsAsTheSame(as: right)
+        default: false
+        }
+    }
+}
+
+extension APIError {
+    fileprivate func readsAsTheSame(as other: APIError) -> Bool {
+        reason == other.reason && description == other.description
+    }
+}
+
+extension Result<Void, APIError> {
+    fileprivate func readsAsTheSame(as other: Self) -> Bool {
+        switch (self, other) {
+        case (.success, .success): true
+        case (.failure(let left), .failure(let right)): left.readsAsTheSame(as: right)
+        default: false
+        }
+    }
+}

@@ -216,20 +216,13 @@ import Testing
         // GIVEN a refresh that runs until the test lets it end (or 60 s pass, so that a broken wait fails, not hangs)
         let server = Server()
         let store = TokenStore()
-        let (gate, release) = AsyncStream<Void>.makeStream()
+        let refreshEnds = Gate()
         let auth = plugin(store: store, server: server) { _ in
-            for await _ in gate { break }
+            await refreshEnds.wait()
             store.token.withLock { $0 = "token-1" }
             server.valid.withLock { $0 = "token-1" }
             return "token-1"
         }
-        let releasedByBackstop = LockedBox(false)
-        let backstop = Task {
-            try await Task.sleep(for: .seconds(60))
-            releasedByBackstop.withLock { $0 = true }
-            release.yield()
-        }
-        defer { backstop.cancel() }
         let configuration = testConfiguration.with { $0.executor = server.executor() }.with { $0.plugins = [auth] }
         // WHEN two calls wait for it and one of them is cancelled
         let patient = Task { try await Self.me.request(with: 1, using: configuration) as String }
@@ -237,8 +230,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         impatient.cancel()
         let error = try await #require(throws: APIError.self) { try await impatient.value }
-        let endedWhileTheRefreshRan = !releasedByBackstop.value
-        release.yield()
+        let endedWhileTheRefreshRan = !refreshEnds.openedOnItsOwn
+        refreshEnds.open()
         // THEN the cancelled call ends at once, while the refresh still runs, and the other still gets its answer
         // after the refresh
         #expect(endedWhileTheRefreshRan)

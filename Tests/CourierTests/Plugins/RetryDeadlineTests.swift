@@ -215,7 +215,8 @@ import Testing
     func joiningARefreshWithinTheDeadline() async throws {
         // GIVEN a refresh that runs until the test lets it end, started by a call with a long timeout
         let (started, refreshStarted) = AsyncStream<Void>.makeStream()
-        let (gate, release) = AsyncStream<Void>.makeStream()
+        // (it ends after 60 s anyway, so that a call that waits for it past its deadline fails, not hangs)
+        let refreshEnds = Gate()
         let token = LockedBox("old")
         let stub = StubExecutor().stub(where: { _ in true }) { request in
             StubResponse(statusCode: request.headers[.authorization] == "Bearer new" ? 200 : 401)
@@ -224,7 +225,7 @@ import Testing
             credential: { token.value },
             refresh: { _ in
                 refreshStarted.yield()
-                for await _ in gate { break }
+                await refreshEnds.wait()
                 token.withLock { $0 = "new" }
                 return "new"
             },
@@ -233,20 +234,12 @@ import Testing
         let first = Task { try await GET<Void>("/x").request(using: patient) }
         var refreshing = started.makeAsyncIterator()
         _ = await refreshing.next()
-        // (the refresh ends after 60 s anyway, so that a call that waits for it past its deadline fails, not hangs)
-        let releasedByBackstop = LockedBox(false)
-        let backstop = Task {
-            try await Task.sleep(for: .seconds(60))
-            releasedByBackstop.withLock { $0 = true }
-            release.yield()
-        }
-        defer { backstop.cancel() }
 
         // WHEN a call with a 0.3 s timeout starts while the refresh runs
         let hasty = Self.configuration(stub, timeout: .milliseconds(300), plugins: [auth])
         let error = try await #require(throws: APIError.self) { try await GET<Void>("/x").request(using: hasty) }
-        let endedWhileTheRefreshRan = !releasedByBackstop.value
-        release.yield()
+        let endedWhileTheRefreshRan = !refreshEnds.openedOnItsOwn
+        refreshEnds.open()
         _ = try await first.value
 
         // THEN it times out without sending anything, before the refresh ends, and the refresh ran on for the first

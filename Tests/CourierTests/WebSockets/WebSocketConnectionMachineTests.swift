@@ -15,34 +15,18 @@ struct WebSocketConnectionMachineTests {
         return machine
     }
 
-    /// The action's shape: what the loop sees.
-    enum Outcome: Equatable {
-        case deliver(WebSocketMessage)
-        case ends(closeCode: Int), fails(APIError.TransportProblem?, closeCode: Int)
-        case ended, failed(APIError.TransportProblem?)
-        case reconnects(after: APIError.TransportProblem?, wait: Duration)
-
-        init(_ action: WebSocketConnectionMachine.ReadAction) {
-            switch action {
-            case .deliver(let message): self = .deliver(message)
-            case .end(.success, let close, _): self = .ends(closeCode: close.code)
-            case .end(.failure(let error), let close, _):
-                self = .fails(error.reason.transportProblem, closeCode: close.code)
-            case .ended(.success): self = .ended
-            case .ended(.failure(let error)): self = .failed(error.reason.transportProblem)
-            case .reconnect(let failure, let wait):
-                self = .reconnects(after: failure.reason.transportProblem, wait: wait)
-            }
-        }
+    /// The error the machine gives for `problem` on its request.
+    static func error(
+        _ problem: APIError.TransportProblem, of machine: WebSocketConnectionMachine, underlying: (any Error)? = nil
+    ) -> APIError {
+        APIError(
+            .transport(problem), endpoint: machine.request.endpoint, request: machine.request,
+            underlyingError: underlying)
     }
 
-    /// The pong action's shape.
-    static func shape(_ action: WebSocketConnectionMachine.PongAction) -> String {
-        switch action {
-        case .none: "none"
-        case .closeForReconnection: "closeForReconnection"
-        case .fail(let error): "fail \(error.reason.transportProblem.map { "\($0)" } ?? "")"
-        }
+    /// The end for `error`, closing with `code` and naming the error's reason.
+    static func failing(_ error: APIError, code: Int) -> WebSocketConnectionMachine.ReadAction {
+        .end(.failure(error), close: WebSocketClose(code: code), detail: "\(error.reason)")
     }
 
     static func lost(_ machine: WebSocketConnectionMachine) -> WebSocketConnectionMachine.Read {
@@ -57,12 +41,12 @@ struct WebSocketConnectionMachineTests {
     func sizeLimit() throws {
         var machine = try Self.machine()
         let ten = WebSocketMessage.text("0123456789")
-        #expect(Outcome(machine.read(.event(.message(ten)), generation: 0)) == .deliver(ten))
+        #expect(machine.read(.event(.message(ten)), generation: 0) == .deliver(ten))
         #expect(machine.received == .init(messages: 1, bytes: 10))
         let eleven = WebSocketMessage.binary(Data(count: 11))
         #expect(
-            Outcome(machine.read(.event(.message(eleven)), generation: 0)) == .fails(.responseTooLarge, closeCode: 1009)
-        )
+            machine.read(.event(.message(eleven)), generation: 0)
+                == Self.failing(Self.error(.responseTooLarge, of: machine), code: 1009))
     }
 
     // MARK: The close code table
@@ -72,9 +56,12 @@ struct WebSocketConnectionMachineTests {
         arguments: [(1000, true), (1001, true), (1008, false), (1011, false), (4000, false)])
     func peerCloses(code: Int, clean: Bool) throws {
         var machine = try Self.machine()
-        let outcome = Outcome(machine.read(.event(.close(WebSocketClose(code: code))), generation: 0))
-        #expect(outcome == (clean ? .ends(closeCode: code) : .fails(.closedByPeer, closeCode: code)))
-        #expect(machine.receivedClose == WebSocketClose(code: code))
+        let close = WebSocketClose(code: code)
+        let action = machine.read(.event(.close(close)), generation: 0)
+        let outcome: Result<Void, APIError> =
+            clean ? .success(()) : .failure(Self.error(.closedByPeer, of: machine, underlying: close))
+        #expect(action == .end(outcome, close: close, detail: "closed by peer \(close)"))
+        #expect(machine.receivedClose == close)
     }
 
     @Test(
@@ -82,18 +69,26 @@ struct WebSocketConnectionMachineTests {
         arguments: [(1001, true), (1011, true), (1012, true), (1000, false), (1008, false)])
     func transientCloses(code: Int, reconnects: Bool) throws {
         var machine = try Self.machine(reconnect: .upTo(1, delay: .seconds(1)))
-        let outcome = Outcome(machine.read(.event(.close(WebSocketClose(code: code))), generation: 0))
+        let close = WebSocketClose(code: code)
+        let action = machine.read(.event(.close(close)), generation: 0)
         if reconnects {
-            #expect(outcome == .reconnects(after: .connectionLost, wait: .seconds(1)))
+            #expect(
+                action
+                    == .reconnect(after: Self.error(.connectionLost, of: machine, underlying: close), wait: .seconds(1))
+            )
         } else {
-            #expect(outcome != .reconnects(after: .connectionLost, wait: .seconds(1)))
+            let outcome: Result<Void, APIError> =
+                close.isClean ? .success(()) : .failure(Self.error(.closedByPeer, of: machine, underlying: close))
+            #expect(action == .end(outcome, close: close, detail: "closed by peer \(close)"))
         }
     }
 
     @Test("A drop fails the loop with connectionLost, closing without a frame (1006)")
     func drop() throws {
         var machine = try Self.machine()
-        #expect(Outcome(machine.read(Self.lost(machine), generation: 0)) == .fails(.connectionLost, closeCode: 1006))
+        #expect(
+            machine.read(Self.lost(machine), generation: 0)
+                == Self.failing(Self.error(.connectionLost, of: machine), code: 1006))
     }
 
     @Test("A read failed by a cancelled reader fails with cancelled and closes with 1001")
@@ -102,7 +97,11 @@ struct WebSocketConnectionMachineTests {
         let read = WebSocketConnectionMachine.Read.failed(
             APIError(.transport(.connectionLost), endpoint: machine.request.endpoint, request: machine.request),
             cancelled: true)
-        #expect(Outcome(machine.read(read, generation: 0)) == .fails(.cancelled, closeCode: 1001))
+        #expect(
+            machine.read(read, generation: 0)
+                == .end(
+                    .failure(ExecutorStop.cancelled.error(for: machine.request)), close: WebSocketClose(code: 1001),
+                    detail: "cancelled"))
     }
 
     // MARK: The end wins
@@ -118,9 +117,9 @@ struct WebSocketConnectionMachineTests {
         let second = machine.end(.success(()))
         #expect(!second)  // the first end wins
         #expect(!machine.isOpen)
-        let outcome = Outcome(machine.read(Self.lost(machine), generation: 0))
-        #expect(outcome == (closedByUs ? .ended : .failed(.timedOut)))
-        #expect(Outcome(machine.read(.event(.message(.text("late"))), generation: 0)) == outcome)
+        let ended = WebSocketConnectionMachine.ReadAction.ended(closedByUs ? .success(()) : .failure(timedOut))
+        #expect(machine.read(Self.lost(machine), generation: 0) == ended)
+        #expect(machine.read(.event(.message(.text("late"))), generation: 0) == ended)
     }
 
     // MARK: A missed pong
@@ -128,20 +127,17 @@ struct WebSocketConnectionMachineTests {
     @Test("A missed pong fails the connection with timedOut (the connection closes with 1011 at once)")
     func missedPong() throws {
         var machine = try Self.machine()
-        let action = machine.pongMissed(generation: 0)
-        #expect(Self.shape(action) == Self.shape(.fail(ExecutorStop.timedOut.error(for: machine.request))))
-        guard case .fail(let error) = action else { return }
-        #expect(error.reason.transportProblem == .timedOut)
+        #expect(machine.pongMissed(generation: 0) == .fail(ExecutorStop.timedOut.error(for: machine.request)))
     }
 
     @Test("With a reconnect policy a missed pong closes the transport, whose failure then reads as timedOut")
     func missedPongReconnects() throws {
         var machine = try Self.machine(reconnect: .upTo(1, delay: .seconds(2)))
-        #expect(Self.shape(machine.pongMissed(generation: 0)) == "closeForReconnection")
+        #expect(machine.pongMissed(generation: 0) == .closeForReconnection)
         #expect(machine.wasClosedForMissedPong(0))
         #expect(
-            Outcome(machine.read(Self.lost(machine), generation: 0)) == .reconnects(after: .timedOut, wait: .seconds(2))
-        )
+            machine.read(Self.lost(machine), generation: 0)
+                == .reconnect(after: ExecutorStop.timedOut.error(for: machine.request), wait: .seconds(2)))
     }
 
     @Test("A pong missed on a transport since replaced, or after the end, does nothing")
@@ -153,9 +149,9 @@ struct WebSocketConnectionMachineTests {
             #expect(result)
         }
         #expect(machine.generation == 1)
-        #expect(Self.shape(machine.pongMissed(generation: 0)) == "none")
+        #expect(machine.pongMissed(generation: 0) == WebSocketConnectionMachine.PongAction.none)
         _ = machine.end(.success(()))
-        #expect(Self.shape(machine.pongMissed(generation: 1)) == "none")
+        #expect(machine.pongMissed(generation: 1) == WebSocketConnectionMachine.PongAction.none)
     }
 
     // MARK: Reconnection
@@ -163,15 +159,16 @@ struct WebSocketConnectionMachineTests {
     @Test("Reconnections in a row wait double each time up to the maximum, then the loop fails with the first failure")
     func reconnectionWaits() throws {
         var machine = try Self.machine(reconnect: .upTo(4, delay: .seconds(1), maxDelay: .seconds(3)))
-        var outcomes = [Outcome(machine.read(Self.lost(machine), generation: 0))]
-        for _ in 1...4 { outcomes.append(Outcome(machine.reopenFailed())) }
+        let lost = Self.error(.connectionLost, of: machine)
+        var actions = [machine.read(Self.lost(machine), generation: 0)]
+        for _ in 1...4 { actions.append(machine.reopenFailed()) }
         #expect(
-            outcomes == [
-                .reconnects(after: .connectionLost, wait: .seconds(1)),
-                .reconnects(after: .connectionLost, wait: .seconds(2)),
-                .reconnects(after: .connectionLost, wait: .seconds(3)),
-                .reconnects(after: .connectionLost, wait: .seconds(3)),
-                .fails(.connectionLost, closeCode: 1006),
+            actions == [
+                .reconnect(after: lost, wait: .seconds(1)),
+                .reconnect(after: lost, wait: .seconds(2)),
+                .reconnect(after: lost, wait: .seconds(3)),
+                .reconnect(after: lost, wait: .seconds(3)),
+                Self.failing(lost, code: 1006),
             ])
     }
 
@@ -185,11 +182,11 @@ struct WebSocketConnectionMachineTests {
             let result = machine.reopened()
             #expect(result)
         }
-        _ = machine.read(.event(.message(.text("hi"))), generation: 1)
+        #expect(machine.read(.event(.message(.text("hi"))), generation: 1) == .deliver(.text("hi")))
         #expect(machine.attempts == 0)
         #expect(
-            Outcome(machine.read(Self.lost(machine), generation: 1))
-                == .reconnects(after: .connectionLost, wait: .seconds(1)))
+            machine.read(Self.lost(machine), generation: 1)
+                == .reconnect(after: Self.error(.connectionLost, of: machine), wait: .seconds(1)))
     }
 
     @Test("A socket opened again after the connection ended replaces nothing")
@@ -201,14 +198,16 @@ struct WebSocketConnectionMachineTests {
             let result = machine.reopened()
             #expect(!result)
         }
-        #expect(Outcome(machine.reopenFailed()) == .ended)
+        #expect(machine.reopenFailed() == .ended(.success(())))
     }
 
     @Test("A request whose body cannot be sent again never reconnects")
     func cannotReopen() throws {
         var machine = try Self.machine()
         machine.configure(policy: .upTo(5), canReopen: false)
-        #expect(Outcome(machine.read(Self.lost(machine), generation: 0)) == .fails(.connectionLost, closeCode: 1006))
+        #expect(
+            machine.read(Self.lost(machine), generation: 0)
+                == Self.failing(Self.error(.connectionLost, of: machine), code: 1006))
     }
 
     // MARK: Reader and counts
