@@ -69,15 +69,13 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     /// Sends `message`.
     /// - Throws: ``APIError``: ``APIError/TransportProblem/connectionLost`` once the socket is closed.
     public func send(_ message: WebSocketMessage) async throws(APIError) {
-        guard let transport = state.withLock({ $0.machine.isOpen ? $0.transport : nil }) else {
-            throw endedError()
-        }
+        let (action, transport) = state.withLock { ($0.machine.send(bytes: message.byteCount), $0.transport) }
+        if case .refuse(let error) = action { throw error }
         do {
             try await transport.send(message)
         } catch {
             throw APIError.wrapping(error, request: request)
         }
-        state.withLock { $0.machine.sentMessage(bytes: message.byteCount) }
     }
 
     /// Sends `text` as a text message, as it is.
@@ -133,22 +131,30 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
     private func finish(
         _ outcome: Result<Void, APIError>, close: WebSocketClose, detail: String
     ) async -> Result<Void, APIError> {
-        let ended = state.withLock { state -> (closing: Task<Void, Never>?, pinger: Task<Void, Never>?, first: Bool) in
-            guard state.machine.end(outcome) else { return (state.closing, nil, false) }
+        typealias Ending = (
+            action: WebSocketConnectionMachine.EndAction, closing: Task<Void, Never>?, pinger: Task<Void, Never>?
+        )
+        let (action, closing, pinger) = state.withLock { state -> Ending in
+            let action = state.machine.end(outcome)
+            guard case .close = action else { return (action, state.closing, nil) }
             // In a task of its own: an end from a cancelled task (a cancelled reader, the pinger, which this
             // cancels) still closes the transport uncancelled.
             let transport = state.transport
             let closing = Task { await transport.close(close) }
             state.closing = closing
             defer { state.pinger = nil }
-            return (closing, state.pinger, true)
+            return (action, closing, state.pinger)
         }
-        if ended.first {
-            ended.pinger?.cancel()
-            recordEnd(detail)
+        pinger?.cancel()
+        switch action {
+        case .close(let counts):
+            record(detail, counts)
+            await closing?.value
+            return outcome
+        case .ended(let first):
+            await closing?.value
+            return first
         }
-        await ended.closing?.value
-        return state.value.machine.end ?? outcome
     }
 
     /// Ends the connection from a place that cannot wait (a dropped iterator, a cancellation handler).
@@ -156,16 +162,9 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
         Task { await end(outcome, close: close, detail: detail) }
     }
 
-    /// The error of a send or a read after the end: the failure that ended the connection, else
-    /// ``APIError/TransportProblem/connectionLost``.
-    private func endedError() -> APIError {
-        if case .failure(let error) = state.value.machine.end { return error }
-        return APIError(.transport(.connectionLost), endpoint: request.endpoint, request: request)
-    }
-
-    /// Records the end in the call's timeline with the counts of messages and bytes, once.
-    private func recordEnd(_ detail: String) {
-        guard request.recordsTimeline, let counts = state.withLock({ $0.machine.recordEnd() }) else { return }
+    /// Records the end in the call's timeline with the counts of messages and bytes.
+    private func record(_ detail: String, _ counts: WebSocketConnectionMachine.Counts) {
+        guard request.recordsTimeline else { return }
         request.record(
             .webSocketClosed, bytes: counts.sent.bytes + counts.received.bytes,
             detail:
@@ -212,7 +211,7 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
         init(connection: WebSocketConnection) {
             self.connection = connection
-            self.claimed = connection.state.withLock { $0.machine.claimReader() }
+            self.claimed = connection.state.withLock { $0.machine.claimReader() } == .read
         }
 
         deinit {
@@ -285,12 +284,12 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
 
     /// Sets what the call that opened the connection decided, and starts the pings.
     func configure(_ settings: Settings, pingInterval: Duration?) {
-        state.withLock { state in
+        let action = state.withLock { state in
             state.settings = settings
             state.pingInterval = pingInterval
-            state.machine.configure(policy: settings.reconnect, canReopen: settings.reopen != nil)
+            return state.machine.configure(policy: settings.reconnect, canReopen: settings.reopen != nil)
         }
-        startPings(every: pingInterval)
+        if action == .startPings { startPings(every: pingInterval) }
     }
 
     /// Starts the pings of the current transport, every `interval` (none when `nil`), in place of any before.
@@ -381,22 +380,23 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             return (state.transport, state.pinger)
         }
         pinger?.cancel()
-        let replaced = state.withLock { state -> (transport: any WebSocketTransport, isClosed: Bool)? in
-            let generation = state.machine.generation
-            guard state.machine.reopened() else { return nil }
+        let (action, current) = state.withLock { state in
+            let action = state.machine.reopened()
+            guard case .replace = action else { return (action, state.transport) }
             defer { state.transport = transport }
             state.pinger?.cancel()
             state.pinger = nil
-            // A transport closed for a missed pong is closed already.
-            return (state.transport, state.machine.wasClosedForMissedPong(generation))
+            return (action, state.transport)
         }
-        guard let replaced else {
+        switch action {
+        case .replace(let currentIsClosed):
+            if !currentIsClosed { await current.close(close) }
+            startPings(every: state.value.pingInterval)
+            return nil
+        case .discard(let outcome):
             await transport.close(WebSocketClose(code: 1001))
-            return .ended(state.value.machine.end ?? .success(()))
+            return .ended(outcome)
         }
-        if !replaced.isClosed { await replaced.transport.close(close) }
-        startPings(every: state.value.pingInterval)
-        return nil
     }
 
     /// Whether `error` is a cancellation. A function of its own, not inlined: swiftc 6.3.1 crashes on

@@ -67,6 +67,53 @@ struct WebSocketConnectionMachine: Sendable {
         var bytes = 0
     }
 
+    /// Messages and bytes both ways, as the end records them.
+    struct Counts: Sendable, Equatable {
+        var sent = Count()
+        var received = Count()
+    }
+
+    /// What the connection does once the call that opened it configured it.
+    enum ConfigureAction: Sendable, Equatable {
+        /// Starts the pings (when the call asked for them).
+        case startPings
+        /// Nothing: the connection ended before.
+        case none
+    }
+
+    /// Whether a loop that starts reads the connection.
+    enum ClaimAction: Sendable, Equatable {
+        /// It reads: the first loop.
+        case read
+        /// It reads nothing (ends at once): another loop reads.
+        case readNothing
+    }
+
+    /// What a send does.
+    enum SendAction: Sendable {
+        /// Hands the message to the current transport (counted as sent).
+        case send
+        /// Fails with the error: the connection ended.
+        case refuse(APIError)
+    }
+
+    /// What the connection does after an end was asked for.
+    enum EndAction: Sendable {
+        /// Closes the transport, stops the pings and records the end with `counts`: this end is the first.
+        case close(Counts)
+        /// Waits for the transport's close: the connection had ended, with that outcome, which wins.
+        case ended(Result<Void, APIError>)
+    }
+
+    /// What the connection does with a socket opened again.
+    enum ReopenAction: Sendable {
+        /// Puts its transport in place of the current one, which it closes unless `currentIsClosed` (closed for a
+        /// missed pong).
+        case replace(currentIsClosed: Bool)
+        /// Closes it (`1001`): the connection ended meanwhile, with that outcome.
+        case discard(Result<Void, APIError>)
+    }
+
     let request: APIRequest
     /// When to reconnect; `canReopen` false never does (a request whose body cannot be sent again).
     private(set) var policy: ServerSentEvent.ReconnectPolicy = .never
@@ -79,9 +126,7 @@ struct WebSocketConnectionMachine: Sendable {
     /// The close the peer sent on the current transport.
     private(set) var receivedClose: WebSocketClose?
     private var readerClaimed = false
-    private(set) var sent = Count()
-    private(set) var received = Count()
-    private var endRecorded = false
+    private(set) var counts = Counts()
     /// The reconnection attempts since the last message.
     private(set) var attempts = 0
 
@@ -101,16 +146,33 @@ struct WebSocketConnectionMachine: Sendable {
         return nil
     }
 
-    /// The reconnect policy the call chose; `canReopen`: whether its request can be sent again.
-    mutating func configure(policy: ServerSentEvent.ReconnectPolicy, canReopen: Bool) {
-        self.policy = policy
-        self.canReopen = canReopen
+    /// The error of a send or a read after the end: the failure that ended the connection, else
+    /// ``APIError/TransportProblem/connectionLost``.
+    private var endedError: APIError {
+        if case .ended(.failure(let error)) = phase { return error }
+        return failure(.connectionLost)
     }
 
-    /// A loop starts reading; `false` when another loop did first (this one reads nothing).
-    mutating func claimReader() -> Bool {
+    /// The call that opened the connection chose its reconnect `policy`; `canReopen`: whether its request can be sent
+    /// again.
+    mutating func configure(policy: ServerSentEvent.ReconnectPolicy, canReopen: Bool) -> ConfigureAction {
+        self.policy = policy
+        self.canReopen = canReopen
+        return isOpen ? .startPings : .none
+    }
+
+    /// A loop starts reading.
+    mutating func claimReader() -> ClaimAction {
         defer { readerClaimed = true }
-        return !readerClaimed
+        return readerClaimed ? .readNothing : .read
+    }
+
+    /// A message of `bytes` bytes is to be sent.
+    mutating func send(bytes: Int) -> SendAction {
+        guard isOpen else { return .refuse(endedError) }
+        counts.sent.messages += 1
+        counts.sent.bytes += bytes
+        return .send
     }
 
     // MARK: Reads
@@ -124,8 +186,8 @@ struct WebSocketConnectionMachine: Sendable {
                 let error = failure(.responseTooLarge)
                 return .end(.failure(error), close: WebSocketClose(code: 1009), detail: "\(error.reason)")
             }
-            received.messages += 1
-            received.bytes += message.byteCount
+            counts.received.messages += 1
+            counts.received.bytes += message.byteCount
             attempts = 0
             return .deliver(message)
         case .event(.close(let close)):
@@ -163,14 +225,15 @@ struct WebSocketConnectionMachine: Sendable {
         return .reconnect(after: failure, wait: wait)
     }
 
-    /// A new socket opened for the connection: `true` when it replaces the current transport (the connection did
-    /// not end meanwhile), whose generation it starts.
-    mutating func reopened() -> Bool {
-        guard case .reconnecting = phase else { return false }
+    /// A new socket opened for the connection: when the connection did not end meanwhile, it replaces the current
+    /// transport and starts the next generation.
+    mutating func reopened() -> ReopenAction {
+        guard case .reconnecting = phase else { return .discard(end ?? .success(())) }
+        let currentIsClosed = missedPong == generation
         phase = .open
         generation += 1
         receivedClose = nil
-        return true
+        return .replace(currentIsClosed: currentIsClosed)
     }
 
     /// An attempt to open the socket again failed: the next attempt's wait, or the end with the failure that
@@ -185,18 +248,13 @@ struct WebSocketConnectionMachine: Sendable {
         }
     }
 
-    /// Whether the transport of `generation` was closed for a missed pong (closed already: not closed again).
-    func wasClosedForMissedPong(_ generation: Int) -> Bool {
-        missedPong == generation
-    }
+    // MARK: Ends, pings
 
-    // MARK: Ends, pings, counts
-
-    /// Ends the connection with `outcome`; `false` when it had ended (the first end wins).
-    mutating func end(_ outcome: Result<Void, APIError>) -> Bool {
-        if case .ended = phase { return false }
+    /// An end with `outcome` was asked for (the first end wins).
+    mutating func end(_ outcome: Result<Void, APIError>) -> EndAction {
+        if case .ended(let first) = phase { return .ended(first) }
         phase = .ended(outcome)
-        return true
+        return .close(counts)
     }
 
     /// The pong of a ping sent on the transport of `generation` did not come back in time.
@@ -207,19 +265,6 @@ struct WebSocketConnectionMachine: Sendable {
             return .closeForReconnection
         }
         return .fail(ExecutorStop.timedOut.error(for: request))
-    }
-
-    /// A message of `bytes` bytes was sent.
-    mutating func sentMessage(bytes: Int) {
-        sent.messages += 1
-        sent.bytes += bytes
-    }
-
-    /// The counts to record with the end, once.
-    mutating func recordEnd() -> (sent: Count, received: Count)? {
-        guard !endRecorded else { return nil }
-        endRecorded = true
-        return (sent, received)
     }
 
     private func failure(_ problem: APIError.TransportProblem, underlying: (any Error)? = nil) -> APIError {
@@ -250,6 +295,36 @@ extension WebSocketConnectionMachine.PongAction: Equatable {
         switch (lhs, rhs) {
         case (.none, .none), (.closeForReconnection, .closeForReconnection): true
         case (.fail(let left), .fail(let right)): left.readsAsTheSame(as: right)
+        default: false
+        }
+    }
+}
+
+extension WebSocketConnectionMachine.SendAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.send, .send): true
+        case (.refuse(let left), .refuse(let right)): left.readsAsTheSame(as: right)
+        default: false
+        }
+    }
+}
+
+extension WebSocketConnectionMachine.EndAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.close(let left), .close(let right)): left == right
+        case (.ended(let left), .ended(let right)): left.readsAsTheSame(as: right)
+        default: false
+        }
+    }
+}
+
+extension WebSocketConnectionMachine.ReopenAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.replace(let left), .replace(let right)): left == right
+        case (.discard(let left), .discard(let right)): left.readsAsTheSame(as: right)
         default: false
         }
     }

@@ -11,7 +11,7 @@ struct WebSocketConnectionMachineTests {
     /// A machine for a socket whose messages are at most 10 bytes; `reconnect` attempts when given.
     static func machine(reconnect: ServerSentEvent.ReconnectPolicy? = nil) throws -> WebSocketConnectionMachine {
         var machine = WebSocketConnectionMachine(request: try Chat.$small.makeRequest(using: testConfiguration))
-        if let reconnect { machine.configure(policy: reconnect, canReopen: true) }
+        if let reconnect { #expect(machine.configure(policy: reconnect, canReopen: true) == .startPings) }
         return machine
     }
 
@@ -42,7 +42,7 @@ struct WebSocketConnectionMachineTests {
         var machine = try Self.machine()
         let ten = WebSocketMessage.text("0123456789")
         #expect(machine.read(.event(.message(ten)), generation: 0) == .deliver(ten))
-        #expect(machine.received == .init(messages: 1, bytes: 10))
+        #expect(machine.counts.received == .init(messages: 1, bytes: 10))
         let eleven = WebSocketMessage.binary(Data(count: 11))
         #expect(
             machine.read(.event(.message(eleven)), generation: 0)
@@ -110,16 +110,15 @@ struct WebSocketConnectionMachineTests {
     func endWins(closedByUs: Bool) throws {
         var machine = try Self.machine()
         let timedOut = ExecutorStop.timedOut.error(for: machine.request)
-        do {
-            let result = machine.end(closedByUs ? .success(()) : .failure(timedOut))
-            #expect(result)
-        }
-        let second = machine.end(.success(()))
-        #expect(!second)  // the first end wins
+        let first: Result<Void, APIError> = closedByUs ? .success(()) : .failure(timedOut)
+        #expect(machine.end(first) == .close(.init()))
+        #expect(machine.end(.success(())) == .ended(first))  // the first end wins
         #expect(!machine.isOpen)
-        let ended = WebSocketConnectionMachine.ReadAction.ended(closedByUs ? .success(()) : .failure(timedOut))
-        #expect(machine.read(Self.lost(machine), generation: 0) == ended)
-        #expect(machine.read(.event(.message(.text("late"))), generation: 0) == ended)
+        #expect(machine.read(Self.lost(machine), generation: 0) == .ended(first))
+        #expect(machine.read(.event(.message(.text("late"))), generation: 0) == .ended(first))
+        let refused = closedByUs ? Self.error(.connectionLost, of: machine) : timedOut
+        #expect(machine.send(bytes: 1) == .refuse(refused))
+        #expect(machine.configure(policy: .upTo(1), canReopen: true) == WebSocketConnectionMachine.ConfigureAction.none)
     }
 
     // MARK: A missed pong
@@ -134,23 +133,21 @@ struct WebSocketConnectionMachineTests {
     func missedPongReconnects() throws {
         var machine = try Self.machine(reconnect: .upTo(1, delay: .seconds(2)))
         #expect(machine.pongMissed(generation: 0) == .closeForReconnection)
-        #expect(machine.wasClosedForMissedPong(0))
         #expect(
             machine.read(Self.lost(machine), generation: 0)
                 == .reconnect(after: ExecutorStop.timedOut.error(for: machine.request), wait: .seconds(2)))
+        // The transport closed for the missed pong is closed already: the new one replaces it without a close.
+        #expect(machine.reopened() == .replace(currentIsClosed: true))
     }
 
     @Test("A pong missed on a transport since replaced, or after the end, does nothing")
     func stalePong() throws {
         var machine = try Self.machine(reconnect: .upTo(1, delay: .zero))
         _ = machine.read(Self.lost(machine), generation: 0)
-        do {
-            let result = machine.reopened()
-            #expect(result)
-        }
+        #expect(machine.reopened() == .replace(currentIsClosed: false))
         #expect(machine.generation == 1)
         #expect(machine.pongMissed(generation: 0) == WebSocketConnectionMachine.PongAction.none)
-        _ = machine.end(.success(()))
+        #expect(machine.end(.success(())) == .close(.init()))
         #expect(machine.pongMissed(generation: 1) == WebSocketConnectionMachine.PongAction.none)
     }
 
@@ -178,10 +175,7 @@ struct WebSocketConnectionMachineTests {
         _ = machine.read(Self.lost(machine), generation: 0)
         _ = machine.reopenFailed()
         #expect(machine.attempts == 2)
-        do {
-            let result = machine.reopened()
-            #expect(result)
-        }
+        #expect(machine.reopened() == .replace(currentIsClosed: false))
         #expect(machine.read(.event(.message(.text("hi"))), generation: 1) == .deliver(.text("hi")))
         #expect(machine.attempts == 0)
         #expect(
@@ -193,18 +187,16 @@ struct WebSocketConnectionMachineTests {
     func reopenedAfterEnd() throws {
         var machine = try Self.machine(reconnect: .upTo(1, delay: .zero))
         _ = machine.read(Self.lost(machine), generation: 0)
-        _ = machine.end(.success(()))
-        do {
-            let result = machine.reopened()
-            #expect(!result)
-        }
-        #expect(machine.reopenFailed() == .ended(.success(())))
+        let timedOut = ExecutorStop.timedOut.error(for: machine.request)
+        #expect(machine.end(.failure(timedOut)) == .close(.init()))
+        #expect(machine.reopened() == .discard(.failure(timedOut)))
+        #expect(machine.reopenFailed() == .ended(.failure(timedOut)))
     }
 
     @Test("A request whose body cannot be sent again never reconnects")
     func cannotReopen() throws {
         var machine = try Self.machine()
-        machine.configure(policy: .upTo(5), canReopen: false)
+        #expect(machine.configure(policy: .upTo(5), canReopen: false) == .startPings)
         #expect(
             machine.read(Self.lost(machine), generation: 0)
                 == Self.failing(Self.error(.connectionLost, of: machine), code: 1006))
@@ -212,21 +204,17 @@ struct WebSocketConnectionMachineTests {
 
     // MARK: Reader and counts
 
-    @Test("One loop reads a connection; the end's counts are recorded once")
+    @Test("One loop reads a connection; the first end carries the counts of both directions")
     func readerAndCounts() throws {
         var machine = try Self.machine()
-        do {
-            let result = machine.claimReader()
-            #expect(result)
-        }
-        do {
-            let result = machine.claimReader()
-            #expect(!result)
-        }
-        machine.sentMessage(bytes: 3)
-        let first = machine.recordEnd()
-        let second = machine.recordEnd()
-        #expect(first?.sent == .init(messages: 1, bytes: 3))
-        #expect(second == nil)
+        #expect(machine.claimReader() == .read)
+        #expect(machine.claimReader() == .readNothing)
+        #expect(machine.send(bytes: 3) == .send)
+        #expect(machine.send(bytes: 4) == .send)
+        _ = machine.read(.event(.message(.text("hi"))), generation: 0)
+        let counts = WebSocketConnectionMachine.Counts(
+            sent: .init(messages: 2, bytes: 7), received: .init(messages: 1, bytes: 2))
+        #expect(machine.end(.success(())) == .close(counts))
+        #expect(machine.end(.success(())) == .ended(.success(())))
     }
 }
