@@ -28,8 +28,8 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     /// The socket's protocol state.
     private var machine: Machine
-    /// The pings waiting for a pong (the machine says when they complete).
-    private var pongWaiters: [EventLoopPromise<Void>] = []
+    /// The pong the pings wait for, while they do (the machine says when it completes or fails).
+    private var pong: EventLoopPromise<Void>?
     /// Completed when the peer's close frame arrives or the connection ends.
     private var peerClosed: EventLoopPromise<Void>?
     private var context: ChannelHandlerContext?
@@ -45,7 +45,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        connectionEnded(error: ChannelError.ioOnClosedChannel)
+        connectionEnded()
     }
 
     // MARK: Inbound
@@ -69,16 +69,16 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        let readOn = machine.readCompleted()
+        let action = machine.readCompleted()
         context.fireChannelReadComplete()
         // With auto-read, the stream's next `read()` follows this event at once, unless its backpressure holds it.
-        if readOn {
+        if action == .askToReadOn {
             context.eventLoop.assumeIsolated().execute { self.readPastDemand() }
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connectionEnded(error: ChannelError.ioOnClosedChannel)
+        connectionEnded()
         context.fireChannelInactive()
     }
 
@@ -89,7 +89,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
         if let error = error as? NIOWebSocketError {
             return perform(machine.frameRefused(tooLarge: error == .invalidFrameLength, "\(error)"), context)
         }
-        connectionEnded(error: error)
+        connectionEnded()
         context.fireErrorCaught(error)
     }
 
@@ -103,9 +103,11 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
         case .write(let frame):
             write(frame, context)
         case .completePings:
-            let waiters = pongWaiters
-            pongWaiters.removeAll()
-            for waiter in waiters { waiter.succeed() }
+            completePong(.success(()))
+        case .failPings:
+            completePong(.failure(CancellationError()))
+        case .ended:
+            ended()
         case .answerClose(let answer, let close):
             write(answer, context)
             peerClosed?.succeed()
@@ -169,24 +171,32 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        machine.readerAskedForRead()
-        context.read()
+        if machine.readerAskedForRead() == .read { context.read() }
     }
 
     /// Sends a ping; the future completes when a pong arrives.
     func ping() -> EventLoopFuture<Void>? {
         guard let context, context.channel.isActive else { return nil }
         guard case .write(let frame) = machine.pingRequested() else { return nil }
-        let pong = context.eventLoop.makePromise(of: Void.self)
-        pongWaiters.append(pong)
+        let pong = self.pong ?? context.eventLoop.makePromise(of: Void.self)
+        self.pong = pong
         write(frame, context)
         readPastDemand()
         return pong.futureResult
     }
 
-    /// The connection gave up waiting for a pong: a close then does not wait for the peer.
+    /// The connection gave up waiting for a pong: the pings waiting fail, and a close then does not wait for the
+    /// peer.
     func pongAbandoned() {
-        machine.pongAbandoned()
+        guard let context else { return }
+        perform(machine.pongAbandoned(), context)
+    }
+
+    /// Completes the pong the pings wait for, if they do.
+    private func completePong(_ result: Result<Void, any Error>) {
+        let pong = self.pong
+        self.pong = nil
+        pong?.completeWith(result)
     }
 
     /// What the transport does to close with `code` and `reason`: the machine's decision, its close frame written.
@@ -210,16 +220,18 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     /// Reads from the socket past the reader's demand when the machine says so.
     private func readPastDemand() {
-        guard let context, context.channel.isActive, machine.startReadingPastDemand() else { return }
+        guard let context, context.channel.isActive, machine.readOnRequested() == .read else { return }
         context.read()
     }
 
-    /// The connection ended: the machine knows, the pings fail, a wait for the peer's close ends.
-    private func connectionEnded(error: any Error) {
-        machine.connectionEnded()
-        let waiters = pongWaiters
-        pongWaiters.removeAll()
-        for waiter in waiters { waiter.fail(error) }
+    /// The connection ended: the machine knows, and says what ends with it.
+    private func connectionEnded() {
+        if machine.connectionEnded() == .ended { ended() }
+    }
+
+    /// The pings fail, a wait for the peer's close ends.
+    private func ended() {
+        completePong(.failure(ChannelError.ioOnClosedChannel))
         peerClosed?.succeed()
     }
 }

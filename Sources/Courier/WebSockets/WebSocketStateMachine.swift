@@ -21,7 +21,7 @@ extension Data: WebSocketPayload {
 /// The wire state of one open WebSocket (RFC 6455), after its handshake: a value changed only by events (a frame
 /// arrived, the reader asks for more, a ping or a close is requested, the connection ended), each returning the
 /// action the transport performs (deliver a message, write a frame, answer the peer's close, fail the reader,
-/// close the connection); whether to read past the reader's demand is a question of its own. It knows no sockets,
+/// close the connection, read from the socket). It knows no sockets,
 /// timers or locks: `AsyncHTTPClientExecutor`'s frame handler feeds it the frames it decodes, and
 /// `URLSessionExecutor`'s task transport the messages and the close its task reads.
 ///
@@ -47,8 +47,8 @@ extension Data: WebSocketPayload {
 ///   the messages that arrived before a drop or a close are read before the end.
 /// - **Limits.** A message longer than `maxMessageBytes` (inclusive) is refused while its frames arrive (`1009`);
 ///   a fragment out of place or an unknown opcode fails with `1002`.
-/// - **Backpressure.** The reader's demand drives reads; while a pong or the peer's close is awaited the socket is
-///   read on past that demand, within ``pongReadAllowance`` bytes of data.
+/// - **Backpressure.** The reader's demand drives reads (``ReadDemand``); while a pong or the peer's close is
+///   awaited the socket is read on past that demand, one read at a time, within ``pongReadAllowance`` bytes of data.
 @_spi(CourierInternals)
 public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     /// The bytes of data messages read past the reader's demand while a pong is awaited.
@@ -110,6 +110,10 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         case write(Outbound)
         /// Completes the pings waiting for a pong.
         case completePings
+        /// Fails the pings waiting for a pong: the connection gave up on it, or ended.
+        case failPings
+        /// The connection ended: fails the pings waiting for a pong and ends a wait for the peer's close.
+        case ended
         /// Writes the answer to the peer's close, then hands the close on to the reader; a wait for the peer's
         /// close ends.
         case answerClose(Outbound, WebSocketClose)
@@ -136,6 +140,38 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         case none
     }
 
+    /// What the transport reads after an event of the reader's demand.
+    public enum ReadAction: Sendable, Hashable {
+        /// Nothing.
+        case none
+        /// Reads from the socket.
+        case read
+        /// Asks ``readOnRequested()`` once the reader had its turn to read: a pong or the peer's close is awaited,
+        /// and the reader may hold reads back.
+        case askToReadOn
+    }
+
+    /// Whether a pong is awaited.
+    public enum Pong: Sendable, Hashable {
+        /// No ping waits for one.
+        case none
+        /// Pings wait for one.
+        case awaited
+        /// Pings wait for one, and the connection gave up on it: the peer does not answer.
+        case overdue
+    }
+
+    /// The reader's demand for reads, and the reads past it.
+    public enum ReadDemand: Sendable, Hashable {
+        /// The reader asked for a read since the last read completed: reads follow its demand.
+        case reader
+        /// The reader holds reads back; `pastDemand` bytes of data messages were read past its demand since it last
+        /// asked.
+        case held(pastDemand: Int)
+        /// A read past the reader's demand is under way; `pastDemand` as in ``held(pastDemand:)``.
+        case readingOn(pastDemand: Int)
+    }
+
     /// Where the close handshake stands.
     public enum State: Sendable, Hashable {
         /// Messages flow both ways.
@@ -156,16 +192,10 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     public let maxMessageBytes: Int
     /// The message being joined from its fragments.
     private var partial: (kind: MessageKind, payload: Payload)?
-    /// The pings sent whose pong has not arrived.
-    public private(set) var pingsAwaitingPong = 0
-    /// Whether the connection gave up waiting for a pong: the peer does not answer.
-    public private(set) var pongOverdue = false
-    /// Whether the reader asked for a read since the last read completed (else its backpressure holds reads back).
-    private var readerWantsReads = true
-    /// Whether the read under way is one of the machine's own, past the reader's demand.
-    private var readingPastDemand = false
-    /// The bytes of data frames read past the reader's demand since it last asked for a read.
-    public private(set) var bytesPastDemand = 0
+    /// Whether the pings sent wait for a pong.
+    public private(set) var pong: Pong = .none
+    /// The reader's demand and the reads past it.
+    public private(set) var demand: ReadDemand = .reader
 
     /// A machine for a socket whose messages are at most `maxMessageBytes` long.
     public init(maxMessageBytes: Int) {
@@ -180,9 +210,8 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         case .ping(let payload):
             return state == .open ? .write(.pong(payload)) : .none
         case .pong:
-            guard pingsAwaitingPong > 0 else { return .none }
-            pingsAwaitingPong = 0
-            pongOverdue = false
+            guard pong != .none else { return .none }
+            pong = .none
             return .completePings
         case .close(let code, let reason):
             return receivedClose(code: code, reason: reason)
@@ -256,11 +285,13 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     }
 
     /// The connection ended (the TCP connection closed, or failed): the pings waiting for a pong and a wait for the
-    /// peer's close end with it. The messages handed on before stay the reader's.
-    public mutating func connectionEnded() {
+    /// peer's close end with it, once. The messages handed on before stay the reader's.
+    public mutating func connectionEnded() -> Action {
+        guard state != .closed else { return .none }
         state = .closed
         partial = nil
-        pingsAwaitingPong = 0
+        pong = .none
+        return .ended
     }
 
     // MARK: Requests
@@ -269,14 +300,16 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     /// closing or closed (the ping fails).
     public mutating func pingRequested() -> Action {
         guard state == .open else { return .none }
-        pingsAwaitingPong += 1
+        if pong == .none { pong = .awaited }
         return .write(.ping)
     }
 
     /// The connection gave up waiting for a pong: the peer does not answer, so a close of ours does not wait for
-    /// its answer.
-    public mutating func pongAbandoned() {
-        if pingsAwaitingPong > 0 { pongOverdue = true }
+    /// its answer, and the pings waiting fail.
+    public mutating func pongAbandoned() -> Action {
+        guard pong != .none else { return .none }
+        pong = .overdue
+        return .failPings
     }
 
     /// The connection closes the socket with `code` and `reason` (`1006`: the connection failed, no frame).
@@ -288,8 +321,8 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
                 return .close
             }
             state = .closeSent
-            if pongOverdue { return .sendAndClose(code: code, reason: reason) }
-            return .sendAndWait(code: code, reason: reason, readOn: startReadingPastDemand())
+            if pong == .overdue { return .sendAndClose(code: code, reason: reason) }
+            return .sendAndWait(code: code, reason: reason, readOn: readOnRequested() == .read)
         case .closeSent:
             return code == 1006 ? .close : .wait
         case .closeReceived, .failed:
@@ -301,34 +334,34 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
 
     // MARK: Reads
 
-    /// The reader asked for a read.
-    public mutating func readerAskedForRead() {
-        readerWantsReads = true
-        readingPastDemand = false
-        bytesPastDemand = 0
+    /// The reader asked for a read: `.read`, the read passed on.
+    public mutating func readerAskedForRead() -> ReadAction {
+        demand = .reader
+        return .read
     }
 
-    /// A read completed; `true` when the socket is to be read on past the reader's demand (a pong or the peer's
-    /// close awaited).
-    public mutating func readCompleted() -> Bool {
-        readerWantsReads = false
-        readingPastDemand = false
-        return pingsAwaitingPong > 0 || state == .closeSent
+    /// A read completed: the reader's demand is met, and `.askToReadOn` when a pong or the peer's close is awaited.
+    public mutating func readCompleted() -> ReadAction {
+        switch demand {
+        case .reader: demand = .held(pastDemand: 0)
+        case .held(let bytes), .readingOn(let bytes): demand = .held(pastDemand: bytes)
+        }
+        return pong != .none || state == .closeSent ? .askToReadOn : .none
     }
 
-    /// Whether to read past the reader's demand now: it holds reads back, no such read is under way, and a pong
-    /// (within ``pongReadAllowance``) or the peer's close is awaited. `true` marks the read as under way.
-    public mutating func startReadingPastDemand() -> Bool {
-        guard !readerWantsReads, !readingPastDemand else { return false }
-        guard
-            state == .closeSent || (state == .open && pingsAwaitingPong > 0 && bytesPastDemand < Self.pongReadAllowance)
-        else { return false }
-        readingPastDemand = true
-        return true
+    /// Whether to read past the reader's demand now: `.read` when it holds reads back, no such read is under way,
+    /// and a pong (within ``pongReadAllowance``) or the peer's close is awaited; the read is then under way.
+    public mutating func readOnRequested() -> ReadAction {
+        guard case .held(let bytes) = demand else { return .none }
+        guard state == .closeSent || (state == .open && pong != .none && bytes < Self.pongReadAllowance) else {
+            return .none
+        }
+        demand = .readingOn(pastDemand: bytes)
+        return .read
     }
 
     private mutating func countPastDemand(_ bytes: Int) {
-        if readingPastDemand { bytesPastDemand += bytes }
+        if case .readingOn(let past) = demand { demand = .readingOn(pastDemand: past + bytes) }
     }
 }
 

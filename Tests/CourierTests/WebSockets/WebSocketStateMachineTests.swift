@@ -89,7 +89,8 @@ struct WebSocketStateMachineTests {
     @Test("Once the connection ended, a close does nothing")
     func closeAfterEnd() {
         var machine = Machine(maxMessageBytes: 100)
-        machine.connectionEnded()
+        #expect(machine.connectionEnded() == .ended)
+        #expect(machine.connectionEnded() == .none)  // once
         #expect(machine.closeRequested(code: 1000, reason: "") == .none)
         #expect(machine.state == .closed)
     }
@@ -117,9 +118,10 @@ struct WebSocketStateMachineTests {
         var machine = Machine(maxMessageBytes: 100)
         #expect(
             machine.received(.data(.text, Self.text("last"), fin: true)) == .deliver(.text, Self.text("last")))
-        machine.connectionEnded()
+        #expect(machine.pingRequested() == .write(.ping))
+        #expect(machine.connectionEnded() == .ended)
         #expect(machine.state == .closed)
-        #expect(machine.pingsAwaitingPong == 0)
+        #expect(machine.pong == .none)
     }
 
     // MARK: Pings
@@ -136,17 +138,20 @@ struct WebSocketStateMachineTests {
         #expect(machine.received(.pong) == .none)
         #expect(machine.pingRequested() == .write(.ping))
         #expect(machine.pingRequested() == .write(.ping))
-        #expect(machine.pingsAwaitingPong == 2)
+        #expect(machine.pong == .awaited)
         #expect(machine.received(.pong) == .completePings)
-        #expect(machine.pingsAwaitingPong == 0)
+        #expect(machine.pong == .none)
+        #expect(machine.received(.pong) == .none)
     }
 
     @Test("After a missed pong our close does not wait for the unresponsive peer")
     func missedPongClosesAtOnce() {
         var machine = Machine(maxMessageBytes: 100)
         _ = machine.pingRequested()
-        machine.pongAbandoned()
-        #expect(machine.pongOverdue)
+        #expect(machine.pongAbandoned() == .failPings)
+        #expect(machine.pong == .overdue)
+        #expect(machine.pingRequested() == .write(.ping))  // a ping after it does not make the peer responsive
+        #expect(machine.pong == .overdue)
         #expect(
             machine.closeRequested(code: 1011, reason: "ping timeout")
                 == .sendAndClose(code: 1011, reason: "ping timeout"))
@@ -156,17 +161,17 @@ struct WebSocketStateMachineTests {
     func latePongRestoresWait() {
         var machine = Machine(maxMessageBytes: 100)
         _ = machine.pingRequested()
-        machine.pongAbandoned()
-        _ = machine.received(.pong)
-        #expect(!machine.pongOverdue)
+        #expect(machine.pongAbandoned() == .failPings)
+        #expect(machine.received(.pong) == .completePings)
+        #expect(machine.pong == .none)
         #expect(machine.closeRequested(code: 1000, reason: "") == .sendAndWait(code: 1000, reason: "", readOn: false))
     }
 
     @Test("Giving up on no ping changes nothing")
     func abandonWithoutPing() {
         var machine = Machine(maxMessageBytes: 100)
-        machine.pongAbandoned()
-        #expect(!machine.pongOverdue)
+        #expect(machine.pongAbandoned() == .none)
+        #expect(machine.pong == .none)
     }
 
     // MARK: Fragments and the size limit
@@ -246,32 +251,27 @@ struct WebSocketStateMachineTests {
     @Test("While a pong is awaited and the reader holds reads back, the socket is read on, once at a time")
     func readsPastDemandForPong() {
         var machine = Machine(maxMessageBytes: 1 << 21)
-        do {
-            let result = machine.readCompleted()  // nothing awaited: the reader's backpressure holds
-            #expect(!result)
-        }
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(!result)
-        }
+        #expect(machine.readerAskedForRead() == .read)
+        #expect(machine.readCompleted() == .none)  // nothing awaited: the reader's backpressure holds
+        #expect(machine.readOnRequested() == .none)
+        #expect(machine.demand == .held(pastDemand: 0))
         _ = machine.pingRequested()
-        do {
-            let result = machine.readCompleted()
-            #expect(result)
-        }
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(result)
-        }
-        do {
-            let result = machine.startReadingPastDemand()  // one read under way
-            #expect(!result)
-        }
-        _ = machine.readCompleted()
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(result)
-        }
+        #expect(machine.readCompleted() == .askToReadOn)
+        #expect(machine.readOnRequested() == .read)
+        #expect(machine.demand == .readingOn(pastDemand: 0))
+        #expect(machine.readOnRequested() == .none)  // one read under way
+        #expect(machine.readCompleted() == .askToReadOn)
+        #expect(machine.readOnRequested() == .read)
+    }
+
+    @Test("The reader's own read is not one past its demand: a reader that reads needs no read of the machine's")
+    func readerReads() {
+        var machine = Machine(maxMessageBytes: 100)
+        _ = machine.pingRequested()
+        #expect(machine.readOnRequested() == .none)
+        #expect(machine.demand == .reader)
+        #expect(machine.received(.data(.text, Self.text("hi"), fin: true)) == .deliver(.text, Self.text("hi")))
+        #expect(machine.demand == .reader)  // data the reader asked for is not counted past its demand
     }
 
     @Test("Reads past the demand stop at the allowance of data bytes, and start again when the reader reads")
@@ -279,30 +279,26 @@ struct WebSocketStateMachineTests {
         var machine = Machine(maxMessageBytes: 1 << 22)
         _ = machine.pingRequested()
         _ = machine.readCompleted()
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(result)
-        }
-        _ = machine.received(.data(.binary, Data(count: Machine.pongReadAllowance), fin: true))
+        #expect(machine.readOnRequested() == .read)
+        _ = machine.received(.data(.binary, Data(count: Machine.pongReadAllowance - 1), fin: true))
+        _ = machine.received(.data(.binary, Data(count: 1), fin: true))
+        #expect(machine.readCompleted() == .askToReadOn)
+        #expect(machine.demand == .held(pastDemand: Machine.pongReadAllowance))
+        #expect(machine.readOnRequested() == .none)
+        #expect(machine.readerAskedForRead() == .read)
+        #expect(machine.demand == .reader)
         _ = machine.readCompleted()
-        #expect(machine.bytesPastDemand == Machine.pongReadAllowance)
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(!result)
-        }
-        machine.readerAskedForRead()
-        #expect(machine.bytesPastDemand == 0)
+        #expect(machine.readOnRequested() == .read)
     }
 
     @Test("After our close the socket is read on until the peer's answer, whatever the allowance")
     func readsPastDemandForClose() {
-        var machine = Machine(maxMessageBytes: 100)
+        var machine = Machine(maxMessageBytes: 1 << 22)
         _ = machine.readCompleted()
         #expect(machine.closeRequested(code: 1000, reason: "") == .sendAndWait(code: 1000, reason: "", readOn: true))
-        _ = machine.readCompleted()
-        do {
-            let result = machine.startReadingPastDemand()
-            #expect(result)
-        }
+        #expect(machine.demand == .readingOn(pastDemand: 0))
+        _ = machine.received(.data(.binary, Data(count: Machine.pongReadAllowance), fin: true))  // dropped
+        #expect(machine.readCompleted() == .askToReadOn)
+        #expect(machine.readOnRequested() == .read)
     }
 }
