@@ -192,7 +192,6 @@ extension ExecutorConformance.Context {
 
         await resumedDelivery(folder: folder, count: count, expected: expected)
         await resumedDownload(folder: folder, count: count, expected: expected)
-        await cutDownload(folder: folder)
     }
 
     func downloadIdleTimeout() async {
@@ -204,23 +203,6 @@ extension ExecutorConformance.Context {
         // against one fault server) delayed both by over 2 s.
         let drip = GET<Void>("/slow-body?bytes=48&interval=0.25")
         let destination = folder.appendingPathComponent("drip.txt")
-
-        let deadlineLabel = "download of /slow-body (48 bytes over 12 s) with a 5 s timeout, no idle timeout"
-        if let reason = await transfer(
-            deadlineLabel, needs: .fileResponses, timeout: .seconds(5),
-            { configuration, _ in
-                var configuration = configuration
-                configuration.baseURL = faultServer
-                return try await Self.failureReason {
-                    try await drip.download(to: destination, using: configuration)
-                }
-            })
-        {
-            expect(
-                reason == .transport(.timedOut),
-                "\(deadlineLabel): \(reason.map { "\($0)" } ?? "succeeded"), expected timedOut (the timeout is a deadline)"
-            )
-        }
 
         let idleLabel = "download of /slow-body (48 bytes over 12 s) with a 5 s timeout and a 5 s idle timeout"
         if let response = await transfer(
@@ -274,34 +256,6 @@ extension ExecutorConformance.Context {
             if error.reason == .transport(.unsupportedByExecutor) { throw error }
             return error.reason
         }
-    }
-
-    /// A download cut short by a clean close (FIN before its `Content-Length`) is a lost connection, which the
-    /// retry plugin retries, resuming after the bytes the first attempt wrote (the fault server's `/ranged`).
-    private func cutDownload(folder: URL) async {
-        let count = 200_000
-        let cut = 80_000
-        let destination = folder.appendingPathComponent("cut.bin")
-        let target = "/ranged?bytes=\(count)&cut=\(cut)&key=\(UUID().uuidString)"
-        let label = "download of \(target) (cut by a clean close at \(cut) bytes the first time), retried"
-        let faultServer = servers.faultServer
-        let outcome = await transfer(label, needs: .fileResponses) { configuration, probe in
-            var configuration = configuration
-            configuration.baseURL = faultServer
-            configuration.plugins = [.retry(RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(50), jitter: 0))]
-            let response = try await GET<Void>(target).download(to: destination, using: configuration)
-            return (response.statusCode, probe.requests.map { $0.headers["Range"] ?? "none" })
-        }
-        guard let (status, ranges) = outcome else { return }
-        // The retry asks for the bytes after those the first attempt wrote: some, at most the `cut` that arrived.
-        let resumedAt = ranges.count == 2 ? Int(ranges[1].dropFirst("bytes=".count).dropLast()) : nil
-        expect(
-            status == 206 && ranges.first == "none" && resumedAt.map { 0 < $0 && $0 <= cut } == true,
-            "\(label): a \(status) after requests with Range \(ranges), expected a 206 after [none, bytes=N-] with 0 < N <= \(cut)"
-        )
-        let written = try? Data(contentsOf: destination)
-        let expected = Data((0..<count).map { UInt8($0 % 251) })
-        expect(written == expected, "\(label): the file has \(written?.count ?? 0) of \(count) bytes, or others")
     }
 
     /// `ResponseDelivery.file(_:resumingAt:idleTimeout:willWrite:)` with an offset: a `206` is appended after the

@@ -146,14 +146,12 @@ public struct ExecutorConformance: Sendable {
         case streamedResponse
         /// A download writes the whole body to its destination; a `404` fails and leaves a file under the final
         /// name as it was; a file delivery resumed at an offset appends a `206` and is replaced by a `200`; a
-        /// download cancelled midway keeps its partial file and resumes with `Range`; one cut short by a clean
-        /// close is retried by the retry plugin and resumes after the bytes it wrote.
+        /// download cancelled midway keeps its partial file and resumes with `Range`.
         case downloadToFile
         /// A download with an idle timeout runs past the request's timeout as long as bytes keep coming (the
         /// timeout bounds the wait for the head only), and fails with
-        /// ``/Courier/APIError/TransportProblem/timedOut`` when the body stalls for longer than the idle timeout;
-        /// without an idle timeout, the timeout is a deadline for the whole download (the fault server's
-        /// `/slow-body`).
+        /// ``/Courier/APIError/TransportProblem/timedOut`` when the body stalls for longer than the idle timeout (the
+        /// fault server's `/slow-body`).
         case downloadIdleTimeout
         /// Progress of a download, a stream and a file upload reaches the byte counts and their totals, and ends
         /// when the call ends.

@@ -79,6 +79,81 @@ struct ExecutorConformanceIntegrationTests {
         #expect(failed.count == 2, "\(failed.map(\.description).joined(separator: "\n"))")
         #expect(failed.allSatisfy { $0.check == .timeoutIsDeadline && $0.message.contains("ended after") })
     }
+
+    @Test(
+        "A transport that breaks the seam fails the check for it; the same transport without the fault passes",
+        arguments: SeamFault.allCases)
+    func seamFaults(_ fault: SeamFault) async throws {
+        // GIVEN URLSessionExecutor's hop behind a transport of public API only, as it is and with a fault planted
+        let servers = try #require(ExecutorConformance.Servers.fromEnvironment(), "the test servers are not set")
+        let honest = ExecutorConformance(executor: PlantedTransport(fault: nil), servers: servers)
+        let faulty = ExecutorConformance(executor: PlantedTransport(fault: fault), servers: servers)
+
+        // WHEN the check for that part of the seam runs on both
+        let passed = await honest.run(fault.check)
+        let failed = await faulty.run(fault.check)
+
+        // THEN the honest transport passes, and the faulty one fails in that check
+        #expect(passed.isEmpty, "\(passed.map(\.description).joined(separator: "\n"))")
+        #expect(!failed.isEmpty)
+        #expect(failed.allSatisfy { $0.check == fault.check }, "\(failed.map(\.description))")
+    }
+}
+
+/// What a transport can get wrong at the seam, each with the check that must catch it.
+enum SeamFault: String, CaseIterable, CustomTestStringConvertible {
+    /// Follows a redirect itself, with every header field: credentials reach the other origin.
+    case followsRedirects
+    /// Sends only the first value of a repeated header field.
+    case dropsRepeatedFields
+    /// Throws on a `5xx` instead of returning it.
+    case throwsOnServerErrors
+    /// Sends the method and headers without the body.
+    case dropsTheBody
+
+    var check: ExecutorConformance.Check {
+        switch self {
+        case .followsRedirects: .redirectCredentialsRemoved
+        case .dropsRepeatedFields: .repeatedRequestHeaders
+        case .throwsOnServerErrors: .statusCodesPassedThrough
+        case .dropsTheBody: .methodsAndBodies
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// `URLSessionExecutor`'s hop behind an ``HTTPTransport`` written with public API only, with `fault` planted.
+private struct PlantedTransport: HTTPTransport {
+    let fault: SeamFault?
+    let base = URLSessionExecutor.shared
+
+    func send(_ hop: APIRequest) async throws -> APIResponse {
+        var hop = hop
+        switch fault {
+        case .dropsRepeatedFields:
+            var seen: Set<HTTPHeaderName> = []
+            hop.headers = HTTPHeaders(hop.headers.filter { seen.insert($0.name).inserted })
+        case .dropsTheBody:
+            hop.body = .empty
+        case .followsRedirects, .throwsOnServerErrors, nil:
+            break
+        }
+        let response = try await base.send(hop)
+        switch fault {
+        case .followsRedirects:
+            guard (300..<400).contains(response.statusCode),
+                let location = response.headers[.location],
+                let next = URL(string: location, relativeTo: hop.url)
+            else { return response }
+            hop.url = next.absoluteURL
+            return try await send(hop)
+        case .throwsOnServerErrors where response.statusCode >= 500:
+            throw APIError(.transport(.other), endpoint: hop.endpoint, request: hop)
+        default:
+            return response
+        }
+    }
 }
 
 /// Hands `wrapped` each request with twice its timeout: an executor that does not keep the deadline.
