@@ -226,7 +226,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     /// The connection ended: the machine knows, and says what ends with it.
     private func connectionEnded() {
-        if machine.connectionEnded() == .ended { ended() }
+        if case .ended = machine.connectionEnded() { ended() }
     }
 
     /// The pings fail, a wait for the peer's close ends.

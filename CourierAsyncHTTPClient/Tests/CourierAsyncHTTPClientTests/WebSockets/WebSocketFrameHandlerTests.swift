@@ -175,6 +175,25 @@ struct WebSocketFrameHandlerTests {
         #expect(try Self.events(channel) == [.message(.text("data"))])
     }
 
+    @Test("A pong given up on fails the pings that wait at once; our close then does not wait for the peer")
+    func abandonedPong() throws {
+        let (channel, handler, _) = try Self.channel()
+        let outcomes = NIOLockedValueBox<[Bool]>([])
+        for _ in 0..<2 {
+            let pong = try #require(handler.ping())
+            pong.whenComplete { result in outcomes.withLockedValue { $0.append((try? result.get()) != nil) } }
+        }
+        #expect(
+            try Self.written(channel) == [Written(opcode: .ping, payload: []), Written(opcode: .ping, payload: [])])
+        handler.pongAbandoned()
+        #expect(outcomes.withLockedValue { $0 } == [false, false])
+        #expect(handler.close(code: 1011, reason: "ping timeout") == nil)
+        #expect(
+            try Self.written(channel) == [
+                Written(opcode: .connectionClose, payload: [0x03, 0xF3] + Array("ping timeout".utf8))
+            ])
+    }
+
     @Test("Our close is written once and waits for the peer's, which is not answered again nor handed on")
     func ourCloseWaits() throws {
         let (channel, handler, _) = try Self.channel()
