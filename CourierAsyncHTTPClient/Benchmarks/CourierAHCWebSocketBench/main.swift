@@ -4,6 +4,7 @@
 // (on an event loop of its own), over loopback. Run by `Benchmarks/scripts/bench-ahc-websockets` (release build):
 //
 //     CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N] [--only courier|raw]
+//                              [--concurrency 1|32]
 //
 // At concurrency 1 a block is `trips` sequential round trips (send a 64-byte text message, read its echo) on one
 // socket; at concurrency 32, 32 sockets each make `trips-per-socket` round trips at once. The sockets are opened
@@ -31,6 +32,8 @@ var trips = 2_000
 var tripsPerSocket = 200
 /// `--only courier` or `--only raw` runs one side's blocks alone (for an instruction count of each, under callgrind).
 var only: String?
+/// `--concurrency 1` or `--concurrency 32` runs only that concurrency (both by default).
+var concurrencies = [1, 32]
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--only", let side = arguments.popFirst(), ["courier", "raw"].contains(side) {
@@ -40,7 +43,7 @@ while let argument = arguments.popFirst() {
     guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
         print(
             "usage: CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N] "
-                + "[--only courier|raw]")
+                + "[--only courier|raw] [--concurrency 1|32]")
         exit(2)
     }
     switch argument {
@@ -48,6 +51,7 @@ while let argument = arguments.popFirst() {
     case "--warmup": warmup = value
     case "--trips": trips = value
     case "--trips-per-socket": tripsPerSocket = value
+    case "--concurrency" where value == 1 || value == 32: concurrencies = [value]
     default:
         print("unknown option \(argument)")
         exit(2)
@@ -256,7 +260,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 print("CourierAHCWebSocketBench: echo server on \(url); \(rounds) rounds after \(warmup) warm-up rounds")
-for concurrency in [1, 32] {
+for concurrency in concurrencies {
     let courier = try await CourierSide(count: concurrency, url: url)
     let raw = try await RawSide(count: concurrency, port: port)
     let perBlock = Double(concurrency == 1 ? trips : tripsPerSocket * concurrency)
