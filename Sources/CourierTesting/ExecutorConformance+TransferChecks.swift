@@ -106,15 +106,16 @@ extension ExecutorConformance.Context {
                 "\(label): \(received.count) of \(count) bytes, or not in order")
         }
 
-        // Handed over as it arrives: the first of 4 bytes dripped over 2 s comes well before the last.
-        let dripLabel = "GET /drip (4 bytes over 2 s) as a stream"
+        // Handed over as it arrives: the first of 4 bytes dripped over 4 s comes well before the last (a second apart:
+        // a test process that holds its threads for over 3 s on a loaded machine still sees them apart).
+        let dripLabel = "GET /drip (4 bytes over 4 s) as a stream"
         if let (bytes, first, total) = await transfer(
             dripLabel, needs: .streamedResponses,
             { configuration, _ in
                 let start = ContinuousClock.now
                 var first: Duration?
                 var bytes = Data()
-                for try await chunk in try await Self.drip.stream(with: (4, 2), using: configuration) {
+                for try await chunk in try await Self.drip.stream(with: (4, 4), using: configuration) {
                     if first == nil, !chunk.isEmpty { first = ContinuousClock.now - start }
                     bytes.append(chunk)
                 }
