@@ -10,7 +10,9 @@
 // socket; at concurrency 32, 32 sockets each make `trips-per-socket` round trips at once. The sockets are opened
 // before anything is timed and kept for every round. Each round times one block of each side, in alternating order
 // (courier first in even rounds, raw first in odd ones); the ratio of a round is raw time / courier time (Courier's
-// throughput relative to raw), the figure the median of the rounds, with their range.
+// throughput relative to raw), the figure the median of the rounds, with their range. Each block's CPU time is
+// measured too: the process's CPU time over the block less the echo server's (its event loop thread's own clock), so
+// the client's CPU per round trip; a round's CPU ratio is courier's / raw's, the figure again the median.
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient
@@ -233,6 +235,35 @@ final class RawSide: Side {
 
 // MARK: - Timing
 
+/// The CPU time the calling thread has used, in seconds (`CLOCK_THREAD_CPUTIME_ID`).
+@Sendable func threadCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The CPU time the process has used, in seconds, and the part of it the echo server's one event loop thread used.
+func cpuTimes() async throws -> (process: Double, server: Double) {
+    let server = try await serverGroup.next().submit { threadCPUTime() }.get()
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return (Double(time.tv_sec) + Double(time.tv_nsec) / 1e9, server)
+}
+
+/// One block's wall time and the client's CPU time over it (the process's, less the echo server's), in seconds.
+struct Block {
+    var time: Duration
+    var clientCPU: Double
+}
+
+/// One block of `side`, measured: its wall time and the client's CPU time.
+func measuredBlock(_ side: some Side, concurrency: Int) async throws -> Block {
+    let before = try await cpuTimes()
+    let time = try await block(side, concurrency: concurrency)
+    let after = try await cpuTimes()
+    return Block(time: time, clientCPU: (after.process - before.process) - (after.server - before.server))
+}
+
 /// The time of one block of `side`: `trips` on socket 0 at concurrency 1, else `tripsPerSocket` on each socket at once.
 func block(_ side: some Side, concurrency: Int) async throws -> Duration {
     let clock = ContinuousClock()
@@ -265,35 +296,47 @@ for concurrency in concurrencies {
     let raw = try await RawSide(count: concurrency, port: port)
     let perBlock = Double(concurrency == 1 ? trips : tripsPerSocket * concurrency)
     var ratios: [Double] = []
+    var cpuRatios: [Double] = []
     var courierRates: [Double] = []
     var rawRates: [Double] = []
+    var courierCPU: [Double] = []
+    var rawCPU: [Double] = []
     for round in 0..<(warmup + rounds) {
-        let courierTime: Duration
-        let rawTime: Duration
+        let courierBlock: Block
+        let rawBlock: Block
         if let only {
-            let time =
+            let measured =
                 try await only == "raw"
-                ? block(raw, concurrency: concurrency) : block(courier, concurrency: concurrency)
-            (courierTime, rawTime) = (time, time)
+                ? measuredBlock(raw, concurrency: concurrency) : measuredBlock(courier, concurrency: concurrency)
+            (courierBlock, rawBlock) = (measured, measured)
         } else if round % 2 == 0 {
-            courierTime = try await block(courier, concurrency: concurrency)
-            rawTime = try await block(raw, concurrency: concurrency)
+            courierBlock = try await measuredBlock(courier, concurrency: concurrency)
+            rawBlock = try await measuredBlock(raw, concurrency: concurrency)
         } else {
-            rawTime = try await block(raw, concurrency: concurrency)
-            courierTime = try await block(courier, concurrency: concurrency)
+            rawBlock = try await measuredBlock(raw, concurrency: concurrency)
+            courierBlock = try await measuredBlock(courier, concurrency: concurrency)
         }
         guard round >= warmup else { continue }
-        ratios.append(seconds(rawTime) / seconds(courierTime))
-        courierRates.append(perBlock / seconds(courierTime))
-        rawRates.append(perBlock / seconds(rawTime))
+        ratios.append(seconds(rawBlock.time) / seconds(courierBlock.time))
+        cpuRatios.append(courierBlock.clientCPU / rawBlock.clientCPU)
+        courierRates.append(perBlock / seconds(courierBlock.time))
+        rawRates.append(perBlock / seconds(rawBlock.time))
+        courierCPU.append(courierBlock.clientCPU / perBlock)
+        rawCPU.append(rawBlock.clientCPU / perBlock)
     }
     await courier.close()
     raw.close()
-    let range = "\(String(format: "%.3f", ratios.min() ?? 0))–\(String(format: "%.3f", ratios.max() ?? 0))"
+    func range(_ values: [Double]) -> String {
+        "\(String(format: "%.3f", values.min() ?? 0))–\(String(format: "%.3f", values.max() ?? 0))"
+    }
     print(
         "concurrency \(concurrency): courier \(Int(median(courierRates))) round trips/s, raw NIO "
             + "\(Int(median(rawRates))) round trips/s; courier/raw \(String(format: "%.3f", median(ratios)))× "
-            + "(median of \(rounds) rounds, range \(range))")
+            + "(median of \(rounds) rounds, range \(range(ratios)))")
+    print(
+        "concurrency \(concurrency): client CPU per round trip: courier \(String(format: "%.2f", median(courierCPU) * 1e6)) µs, "
+            + "raw NIO \(String(format: "%.2f", median(rawCPU) * 1e6)) µs; courier/raw "
+            + "\(String(format: "%.3f", median(cpuRatios)))× (median of \(rounds) rounds, range \(range(cpuRatios)))")
 }
 try await server.close().get()
 try await serverGroup.shutdownGracefully()
