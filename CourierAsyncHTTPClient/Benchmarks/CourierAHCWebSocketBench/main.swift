@@ -1,7 +1,8 @@
 // CourierAHCWebSocketBench — echo round trips per second over WebSockets: Courier's connection on
-// AsyncHTTPClientExecutor against the raw SwiftNIO WebSocket client it uses underneath (NIOTypedWebSocketClientUpgrader
-// and an NIOAsyncChannel of frames, written without Courier), both against one SwiftNIO echo server in this process
-// (on an event loop of its own), over loopback. Run by `Benchmarks/scripts/bench-ahc-websockets` (release build):
+// AsyncHTTPClientExecutor against a raw SwiftNIO WebSocket client as SwiftNIO documents it
+// (NIOTypedWebSocketClientUpgrader and an NIOAsyncChannel of frames, written without Courier, on the executor's event
+// loops), both against one SwiftNIO echo server in this process (on an event loop of its own), over loopback. Run by
+// `Benchmarks/scripts/bench-ahc-websockets` (release build):
 //
 //     CourierAHCWebSocketBench [--rounds N] [--warmup N] [--trips N] [--trips-per-socket N] [--only courier|raw]
 //                              [--concurrency 1|32]
@@ -334,8 +335,9 @@ for concurrency in concurrencies {
             + "\(Int(median(rawRates))) round trips/s; courier/raw \(String(format: "%.3f", median(ratios)))× "
             + "(median of \(rounds) rounds, range \(range(ratios)))")
     print(
-        "concurrency \(concurrency): client CPU per round trip: courier \(String(format: "%.2f", median(courierCPU) * 1e6)) µs, "
-            + "raw NIO \(String(format: "%.2f", median(rawCPU) * 1e6)) µs; courier/raw "
+        "concurrency \(concurrency): client CPU per round trip: courier "
+            + "\(String(format: "%.2f", median(courierCPU) * 1e6)) µs, raw NIO "
+            + "\(String(format: "%.2f", median(rawCPU) * 1e6)) µs; courier/raw "
             + "\(String(format: "%.3f", median(cpuRatios)))× (median of \(rounds) rounds, range \(range(cpuRatios)))")
 }
 try await server.close().get()

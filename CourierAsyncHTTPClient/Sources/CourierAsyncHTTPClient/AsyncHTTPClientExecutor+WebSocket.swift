@@ -42,8 +42,7 @@ final class WebSocketHandshake: Sendable {
 
     /// What the upgrade came to: the open socket, or the refusal's head and body (read until its end).
     enum Outcome: Sendable {
-        case upgraded(
-            NIOAsyncChannel<WebSocketEvent, WebSocketFrame>, NIOLoopBound<WebSocketFrameHandler>, HTTPResponseHead)
+        case upgraded(any Channel, WebSocketEvents, NIOLoopBound<WebSocketFrameHandler>, HTTPResponseHead)
         case refused(EventLoopFuture<RefusedHandshake>)
     }
 
@@ -165,9 +164,8 @@ final class WebSocketHandshake: Sendable {
             throw error
         }
         switch outcome {
-        case .upgraded(let channel, let handler, let head):
-            let transport = NIOWebSocketTransport(
-                request: request, channel: channel.channel, handler: handler, inbound: Self.inbound(of: channel))
+        case .upgraded(let channel, let events, let handler, let head):
+            let transport = NIOWebSocketTransport(request: request, channel: channel, handler: handler, events: events)
             received(head)
             let connection = WebSocketConnection(
                 request: request, transport: transport, subprotocol: head.headers.first(name: "Sec-WebSocket-Protocol"))
@@ -187,13 +185,6 @@ final class WebSocketHandshake: Sendable {
     private func releaseHold() async {
         guard let hold = state.withLockedValue({ $0.hold }) else { return }
         try? await hold.eventLoop.submit { hold.value.release() }.get()
-    }
-
-    /// The inbound stream of `channel` (see ``UnscopedInbound``).
-    private static func inbound<Socket: UnscopedInbound>(
-        of channel: Socket
-    ) -> NIOAsyncChannelInboundStream<Socket.Inbound> {
-        channel.inbound
     }
 
     /// The request's headers, with `Host` (unless it has one) and the jar's cookies merged into its `Cookie` field.
@@ -261,12 +252,9 @@ final class WebSocketHandshake: Sendable {
         ) { channel, head in
             channel.eventLoop.makeCompletedFuture {
                 let handler = WebSocketFrameHandler(maxMessageBytes: limit)
+                let events = handler.makeEvents(on: channel.eventLoop)
                 try channel.pipeline.syncOperations.addHandler(handler)
-                // Two messages wait unread at most before the socket is read no further.
-                let socket = try NIOAsyncChannel<WebSocketEvent, WebSocketFrame>(
-                    wrappingChannelSynchronously: channel,
-                    configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
-                return .upgraded(socket, NIOLoopBound(handler, eventLoop: channel.eventLoop), head)
+                return .upgraded(channel, events, NIOLoopBound(handler, eventLoop: channel.eventLoop), head)
             }
         }
         let upgrade = NIOTypedHTTPClientUpgradeConfiguration<Outcome>(upgradeRequestHead: head, upgraders: [upgrader]) {

@@ -6,22 +6,29 @@ import NIOWebSocket
 
 // An open WebSocket of `AsyncHTTPClientExecutor`, after its handshake (`AsyncHTTPClientExecutor+WebSocket.swift`):
 //
-//     socket ─ [TLS] ─ frame encoder ─ frame decoder ─ WebSocketFrameHandler ─ NIOAsyncChannel
-//                                     (maxFrameSize)   control frames, errors   (data messages,
-//                                                      fragments joined         backpressure)
+//     socket ─ [TLS] ─ frame encoder ─ frame decoder ─ WebSocketFrameHandler ──► WebSocketEvents
+//                                     (maxFrameSize)   control frames, errors,    (the reader's stream:
+//                                                      fragments joined           data messages, the close)
 //
 // Control frames stay in the pipeline: a ping is answered there, a pong completes the pings waiting for it, so a
-// pong is seen while the app reads no data messages. Data messages go to the `NIOAsyncChannel`'s inbound stream,
-// which stops reading from the socket when two messages wait unread (the reader paces the peer). While a ping waits
-// for its pong and the stream holds the reads back, the handler reads on (up to `pongReadAllowance` bytes of data
-// messages) so that a pong behind unread messages still arrives.
+// pong is seen while the app reads no data messages. Data messages go to the reader's stream, which holds the socket's
+// reads back while two messages wait unread (the reader paces the peer). While a ping waits for its pong and the
+// stream holds the reads back, the handler reads on (up to `pongReadAllowance` bytes of data messages) so that a pong
+// behind unread messages still arrives.
+
+/// The reader's stream of an open socket: the messages and the peer's close, handed on by ``WebSocketFrameHandler``,
+/// which stops reading from the socket while two wait unread (``WebSocketFrameHandler/Demand``).
+typealias WebSocketEvents = NIOThrowingAsyncSequenceProducer<
+    WebSocketEvent, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark,
+    WebSocketFrameHandler.Demand
+>
 
 /// The handler of an open WebSocket: feeds the frames it decodes, the reader's reads, pings and closes to a
 /// ``Courier/WebSocketStateMachine`` and performs the actions it returns (answer pings and the peer's close, join
-/// fragments within the size limit, hand ``Courier/WebSocketEvent``s on to the inbound stream).
+/// fragments within the size limit, hand ``Courier/WebSocketEvent``s on to the reader's ``WebSocketEvents``, and
+/// hold the socket's reads back while the reader does not keep up).
 final class WebSocketFrameHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketEvent
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
     typealias Machine = WebSocketStateMachine<FrameBytes>
@@ -33,9 +40,34 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
     /// Completed when the peer's close frame arrives or the connection ends.
     private var peerClosed: EventLoopPromise<Void>?
     private var context: ChannelHandlerContext?
+    /// Where the reader's events go; `nil` once the stream ended (or before ``makeEvents(on:)``).
+    private var source: WebSocketEvents.Source?
+    /// The events of the read under way, handed on when it completes (the messages of one read in one hand-over).
+    private var events: [WebSocketEvent] = []
+    /// Whether the reader's stream takes more events, and whether a read waits for it to.
+    private var flow = Flow.flowing
+
+    /// Whether the reader's stream takes more events: the socket's reads pass while it does.
+    private enum Flow {
+        case flowing
+        /// Full: the reads wait until the reader takes an event.
+        case full
+        /// Full, and a read waits.
+        case fullWithReadWaiting
+    }
 
     init(maxMessageBytes: Int) {
         self.machine = Machine(maxMessageBytes: maxMessageBytes)
+    }
+
+    /// The reader's stream of this socket's events (made once, on the channel's `eventLoop`, before the handler is
+    /// added): two may wait unread before the socket is read no further.
+    func makeEvents(on eventLoop: any EventLoop) -> WebSocketEvents {
+        let made = WebSocketEvents.makeSequence(
+            backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2), finishOnDeinit: true,
+            delegate: Demand(handler: NIOLoopBound(self, eventLoop: eventLoop)))
+        source = made.source
+        return made.sequence
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -46,6 +78,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         connectionEnded()
+        finishEvents(nil)
     }
 
     // MARK: Inbound
@@ -70,8 +103,9 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         let action = machine.readCompleted()
+        handOnEvents()
         context.fireChannelReadComplete()
-        // With auto-read, the stream's next `read()` follows this event at once, unless its backpressure holds it.
+        // With auto-read, the next `read()` follows this event at once, unless the reader's stream holds it.
         if action == .askToReadOn {
             context.eventLoop.assumeIsolated().execute { self.readPastDemand() }
         }
@@ -79,6 +113,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         connectionEnded()
+        finishEvents(nil)
         context.fireChannelInactive()
     }
 
@@ -90,6 +125,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
             return perform(machine.frameRefused(tooLarge: error == .invalidFrameLength, "\(error)"), context)
         }
         connectionEnded()
+        finishEvents(error)
         context.fireErrorCaught(error)
     }
 
@@ -111,7 +147,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
         case .answerClose(let answer, let close):
             write(answer, context)
             peerClosed?.succeed()
-            context.fireChannelRead(wrapInboundOut(.close(close)))
+            events.append(.close(close))
         case .peerClosed:
             peerClosed?.succeed()
         case .fail(let violation, let close):
@@ -122,6 +158,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
                 case .invalidText: WebSocketProtocolViolation("a text message that is not UTF-8")
                 case .protocolError(let description): WebSocketProtocolViolation(description)
                 }
+            finishEvents(error)
             context.fireErrorCaught(error)
             context.close(promise: nil)
         }
@@ -156,7 +193,52 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
         case .binary:
             message = .binary(Data(buffer.readableBytesView))
         }
-        context.fireChannelRead(wrapInboundOut(.message(message)))
+        events.append(.message(message))
+    }
+
+    /// Hands the events of the read on to the reader's stream; a full stream holds the next reads back.
+    private func handOnEvents() {
+        guard !events.isEmpty else { return }
+        defer { events.removeAll(keepingCapacity: true) }
+        guard let source else { return }
+        if source.yield(contentsOf: events) == .stopProducing, flow == .flowing { flow = .full }
+    }
+
+    /// Ends the reader's stream after the events handed on (with `error`, when it is not `nil`), once.
+    private func finishEvents(_ error: (any Error)?) {
+        handOnEvents()
+        guard let source else { return }
+        self.source = nil
+        if let error { source.finish(error) } else { source.finish() }
+    }
+
+    /// Asks the reader's stream for more: what ``WebSocketEvents`` calls when the reader took an event from a full
+    /// stream, or left it.
+    struct Demand: NIOAsyncSequenceProducerDelegate {
+        let handler: NIOLoopBound<WebSocketFrameHandler>
+
+        func produceMore() {
+            let handler = self.handler
+            handler.eventLoop.execute { handler.value.readerTookEvents() }
+        }
+
+        func didTerminate() {
+            let handler = self.handler
+            handler.eventLoop.execute { handler.value.readerLeft() }
+        }
+    }
+
+    /// The reader took events from a full stream: a read that waited passes.
+    private func readerTookEvents() {
+        let waiting = flow == .fullWithReadWaiting
+        flow = .flowing
+        if waiting, let context, machine.readerAskedForRead() == .read { context.read() }
+    }
+
+    /// The reader left the stream (the connection closes the socket): no read waits for it again.
+    private func readerLeft() {
+        source = nil
+        flow = .fullWithReadWaiting
     }
 
     /// The UTF-8 text of `buffer`, `nil` when it is not UTF-8: the standard library's validation where the platform
@@ -171,7 +253,11 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        if machine.readerAskedForRead() == .read { context.read() }
+        switch flow {
+        case .flowing: if machine.readerAskedForRead() == .read { context.read() }
+        case .full: flow = .fullWithReadWaiting
+        case .fullWithReadWaiting: break
+        }
     }
 
     /// Sends a ping; the future completes when a pong arrives.
@@ -275,12 +361,12 @@ final class NIOWebSocketTransport: WebSocketTransport {
 
     init(
         request: APIRequest, channel: any Channel, handler: NIOLoopBound<WebSocketFrameHandler>,
-        inbound: NIOAsyncChannelInboundStream<WebSocketEvent>
+        events: WebSocketEvents
     ) {
         self.request = request
         self.channel = channel
         self.handler = handler
-        self.inbound = InboundReader(iterator: inbound.makeAsyncIterator())
+        self.inbound = InboundReader(iterator: events.makeAsyncIterator())
     }
 
     deinit {
@@ -372,12 +458,12 @@ final class NIOWebSocketTransport: WebSocketTransport {
             underlyingError: ConnectionFailure.describable(error))
     }
 
-    /// The one iterator over the channel's inbound stream.
+    /// The one iterator over the socket's events.
     // @unchecked Sendable: WebSocketTransport.receive() has one caller at a time, so the iterator is never shared.
     final class InboundReader: @unchecked Sendable {
-        private var iterator: NIOAsyncChannelInboundStream<WebSocketEvent>.AsyncIterator
+        private var iterator: WebSocketEvents.AsyncIterator
 
-        init(iterator: NIOAsyncChannelInboundStream<WebSocketEvent>.AsyncIterator) {
+        init(iterator: WebSocketEvents.AsyncIterator) {
             self.iterator = iterator
         }
 
@@ -386,12 +472,3 @@ final class NIOWebSocketTransport: WebSocketTransport {
         }
     }
 }
-
-/// The inbound stream of an open socket, which outlives any one scope (the connection holds it until it closes):
-/// SwiftNIO deprecated `NIOAsyncChannel.inbound` for `executeThenClose`, whose scope a transport cannot keep open.
-protocol UnscopedInbound {
-    associatedtype Inbound: Sendable
-    var inbound: NIOAsyncChannelInboundStream<Inbound> { get }
-}
-
-extension NIOAsyncChannel: UnscopedInbound {}

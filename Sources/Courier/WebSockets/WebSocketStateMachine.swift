@@ -15,6 +15,7 @@ extension Data: WebSocketPayload {
     /// The number of bytes.
     public var byteCount: Int { count }
     /// Appends `other`'s bytes.
+    @inlinable
     public mutating func append(_ other: Data) { append(contentsOf: other) }
 }
 
@@ -52,6 +53,7 @@ extension Data: WebSocketPayload {
 @_spi(CourierInternals)
 public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     /// The bytes of data messages read past the reader's demand while a pong is awaited.
+    @inlinable
     public static var pongReadAllowance: Int { 1 << 20 }
 
     /// The kind of a data message.
@@ -91,6 +93,7 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
         case protocolError(String)
 
         /// The close code RFC 6455 gives the violation.
+        @inlinable
         public var closeCode: Int {
             switch self {
             case .messageTooLarge: 1009
@@ -187,17 +190,28 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     }
 
     /// The state of the close handshake.
-    public private(set) var state: State = .open
+    @inlinable
+    public var state: State { _state }
+    @usableFromInline
+    var _state: State = .open
     /// The largest message, in bytes (inclusive).
     public let maxMessageBytes: Int
     /// The message being joined from its fragments.
-    private var partial: (kind: MessageKind, payload: Payload)?
+    @usableFromInline
+    var partial: (kind: MessageKind, payload: Payload)?
     /// Whether the pings sent wait for a pong.
-    public private(set) var pong: Pong = .none
+    @inlinable
+    public var pong: Pong { _pong }
+    @usableFromInline
+    var _pong: Pong = .none
     /// The reader's demand and the reads past it.
-    public private(set) var demand: ReadDemand = .reader
+    @inlinable
+    public var demand: ReadDemand { _demand }
+    @usableFromInline
+    var _demand: ReadDemand = .reader
 
     /// A machine for a socket whose messages are at most `maxMessageBytes` long.
+    @inlinable
     public init(maxMessageBytes: Int) {
         self.maxMessageBytes = maxMessageBytes
     }
@@ -205,18 +219,19 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     // MARK: Inbound
 
     /// A frame arrived.
+    @inlinable
     public mutating func received(_ frame: Frame) -> Action {
         switch frame {
         case .ping(let payload):
-            return state == .open ? .write(.pong(payload)) : .none
+            return _state == .open ? .write(.pong(payload)) : .none
         case .pong:
-            guard pong != .none else { return .none }
-            pong = .none
+            guard _pong != .none else { return .none }
+            _pong = .none
             return .completePings
         case .close(let code, let reason):
             return receivedClose(code: code, reason: reason)
         case .data(let kind, let payload, let fin):
-            guard state == .open else { return .none }
+            guard _state == .open else { return .none }
             guard partial == nil else { return fail(.protocolError("a new message began inside a fragmented one")) }
             countPastDemand(payload.byteCount)
             guard payload.byteCount <= maxMessageBytes else { return fail(.messageTooLarge(limit: maxMessageBytes)) }
@@ -224,7 +239,7 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
             partial = (kind, payload)
             return .none
         case .continuation(let payload, let fin):
-            guard state == .open else { return .none }
+            guard _state == .open else { return .none }
             guard var message = partial else {
                 return fail(.protocolError("a continuation frame outside a fragmented message"))
             }
@@ -238,23 +253,25 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
             partial = message
             return .none
         case .unknown(let opcode):
-            guard state == .open || state == .closeSent else { return .none }
+            guard _state == .open || _state == .closeSent else { return .none }
             return fail(.protocolError("an unknown opcode \(opcode)"))
         }
     }
 
-    private mutating func receivedClose(code: Int?, reason: String) -> Action {
-        switch state {
+    @inlinable
+
+    mutating func receivedClose(code: Int?, reason: String) -> Action {
+        switch _state {
         case .open:
             if let code, !Self.isReceivable(code) {
                 return fail(.protocolError("a close frame with the code \(code)"))
             }
-            state = .closeReceived
+            _state = .closeReceived
             partial = nil
             let close = WebSocketClose(code: code ?? 1005, reason: reason)
             return .answerClose(.close(code: code, reason: ""), close)
         case .closeSent:
-            state = .closeReceived
+            _state = .closeReceived
             return .peerClosed
         case .closeReceived, .failed, .closed:
             return .none
@@ -263,34 +280,40 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
 
     /// Whether a peer may send `code` in a close frame (RFC 6455 §7.4: the defined codes a frame may carry,
     /// and `3000`–`4999` for libraries and applications).
+    @inlinable
     static func isReceivable(_ code: Int) -> Bool {
         (1000...1003).contains(code) || (1007...1014).contains(code) || (3000...4999).contains(code)
     }
 
     /// A text message's bytes were not UTF-8 (the transport checks as it hands the message on).
+    @inlinable
     public mutating func receivedInvalidText() -> Action {
         fail(.invalidText)
     }
 
     /// The frame decoder refused a frame: over the size limit (`tooLarge`), or broken.
+    @inlinable
     public mutating func frameRefused(tooLarge: Bool, _ description: String) -> Action {
         fail(tooLarge ? .messageTooLarge(limit: maxMessageBytes) : .protocolError(description))
     }
 
-    private mutating func fail(_ violation: Violation) -> Action {
+    @inlinable
+
+    mutating func fail(_ violation: Violation) -> Action {
         partial = nil
-        let close: Outbound? = state == .open ? .close(code: violation.closeCode, reason: "") : nil
-        if state != .closed { state = .failed }
+        let close: Outbound? = _state == .open ? .close(code: violation.closeCode, reason: "") : nil
+        if _state != .closed { _state = .failed }
         return .fail(violation, close: close)
     }
 
     /// The connection ended (the TCP connection closed, or failed): the pings waiting for a pong and a wait for the
     /// peer's close end with it, once. The messages handed on before stay the reader's.
+    @inlinable
     public mutating func connectionEnded() -> Action {
-        guard state != .closed else { return .none }
-        state = .closed
+        guard _state != .closed else { return .none }
+        _state = .closed
         partial = nil
-        pong = .none
+        _pong = .none
         return .ended
     }
 
@@ -298,30 +321,33 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
 
     /// The connection asks for a ping: `.write(.ping)` (a pong is then awaited), or `.none` when the socket is
     /// closing or closed (the ping fails).
+    @inlinable
     public mutating func pingRequested() -> Action {
-        guard state == .open else { return .none }
-        if pong == .none { pong = .awaited }
+        guard _state == .open else { return .none }
+        if _pong == .none { _pong = .awaited }
         return .write(.ping)
     }
 
     /// The connection gave up waiting for a pong: the peer does not answer, so a close of ours does not wait for
     /// its answer, and the pings waiting fail.
+    @inlinable
     public mutating func pongAbandoned() -> Action {
-        guard pong != .none else { return .none }
-        pong = .overdue
+        guard _pong != .none else { return .none }
+        _pong = .overdue
         return .failPings
     }
 
     /// The connection closes the socket with `code` and `reason` (`1006`: the connection failed, no frame).
+    @inlinable
     public mutating func closeRequested(code: Int, reason: String) -> CloseAction {
-        switch state {
+        switch _state {
         case .open:
             guard code != 1006 else {
-                state = .failed
+                _state = .failed
                 return .close
             }
-            state = .closeSent
-            if pong == .overdue { return .sendAndClose(code: code, reason: reason) }
+            _state = .closeSent
+            if _pong == .overdue { return .sendAndClose(code: code, reason: reason) }
             return .sendAndWait(code: code, reason: reason, readOn: readOnRequested() == .read)
         case .closeSent:
             return code == 1006 ? .close : .wait
@@ -335,33 +361,38 @@ public struct WebSocketStateMachine<Payload: WebSocketPayload>: Sendable {
     // MARK: Reads
 
     /// The reader asked for a read: `.read`, the read passed on.
+    @inlinable
     public mutating func readerAskedForRead() -> ReadAction {
-        demand = .reader
+        _demand = .reader
         return .read
     }
 
     /// A read completed: the reader's demand is met, and `.askToReadOn` when a pong or the peer's close is awaited.
+    @inlinable
     public mutating func readCompleted() -> ReadAction {
-        switch demand {
-        case .reader: demand = .held(pastDemand: 0)
-        case .held(let bytes), .readingOn(let bytes): demand = .held(pastDemand: bytes)
+        switch _demand {
+        case .reader: _demand = .held(pastDemand: 0)
+        case .held(let bytes), .readingOn(let bytes): _demand = .held(pastDemand: bytes)
         }
-        return pong != .none || state == .closeSent ? .askToReadOn : .none
+        return _pong != .none || _state == .closeSent ? .askToReadOn : .none
     }
 
     /// Whether to read past the reader's demand now: `.read` when it holds reads back, no such read is under way,
     /// and a pong (within ``pongReadAllowance``) or the peer's close is awaited; the read is then under way.
+    @inlinable
     public mutating func readOnRequested() -> ReadAction {
-        guard case .held(let bytes) = demand else { return .none }
-        guard state == .closeSent || (state == .open && pong != .none && bytes < Self.pongReadAllowance) else {
+        guard case .held(let bytes) = _demand else { return .none }
+        guard _state == .closeSent || (_state == .open && _pong != .none && bytes < Self.pongReadAllowance) else {
             return .none
         }
-        demand = .readingOn(pastDemand: bytes)
+        _demand = .readingOn(pastDemand: bytes)
         return .read
     }
 
-    private mutating func countPastDemand(_ bytes: Int) {
-        if case .readingOn(let past) = demand { demand = .readingOn(pastDemand: past + bytes) }
+    @inlinable
+
+    mutating func countPastDemand(_ bytes: Int) {
+        if case .readingOn(let past) = _demand { _demand = .readingOn(pastDemand: past + bytes) }
     }
 }
 

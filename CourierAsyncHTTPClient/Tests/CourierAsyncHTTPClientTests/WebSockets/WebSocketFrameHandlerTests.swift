@@ -9,7 +9,8 @@ import Testing
 @testable import CourierAsyncHTTPClient
 
 /// `WebSocketFrameHandler` in an `EmbeddedChannel`, without a socket: the frames it writes for the frames it reads,
-/// the events it hands on, the errors it raises, and its reads past the reader's demand.
+/// the events it hands on to the reader's stream, the errors it raises, and its reads held back or past the reader's
+/// demand.
 @Suite("WebSocketFrameHandler")
 struct WebSocketFrameHandlerTests {
     /// Counts the reads the handler asks of the socket.
@@ -23,17 +24,20 @@ struct WebSocketFrameHandlerTests {
         }
     }
 
-    /// A connected channel with a read counter and the handler, for messages of at most `maxMessageBytes`.
+    /// A connected channel with a read counter and the handler, for messages of at most `maxMessageBytes`, and the
+    /// reader's stream of its events.
     static func channel(
         maxMessageBytes: Int = 10
-    ) throws -> (channel: EmbeddedChannel, handler: WebSocketFrameHandler, reads: ReadCounter) {
+    ) throws -> (channel: EmbeddedChannel, handler: WebSocketFrameHandler, reads: ReadCounter, events: WebSocketEvents)
+    {
         let channel = EmbeddedChannel()
         let reads = ReadCounter()
         let handler = WebSocketFrameHandler(maxMessageBytes: maxMessageBytes)
+        let events = handler.makeEvents(on: channel.eventLoop)
         try channel.pipeline.syncOperations.addHandler(reads)
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        return (channel, handler, reads)
+        return (channel, handler, reads, events)
     }
 
     static func frame(_ opcode: WebSocketOpcode, _ bytes: [UInt8], fin: Bool = true) -> WebSocketFrame {
@@ -69,41 +73,52 @@ struct WebSocketFrameHandlerTests {
         return frames
     }
 
-    static func events(_ channel: EmbeddedChannel) throws -> [WebSocketEvent] {
+    /// Every event the reader's stream held, read to its end once the channel is closed, and the error it ended with.
+    static func events(
+        _ channel: EmbeddedChannel, _ stream: WebSocketEvents
+    ) async -> (events: [WebSocketEvent], error: (any Error)?) {
+        if channel.isActive { try? await channel.close().get() }
         var events: [WebSocketEvent] = []
-        while let event = try channel.readInbound(as: WebSocketEvent.self) { events.append(event) }
-        return events
+        do {
+            for try await event in stream { events.append(event) }
+        } catch {
+            return (events, error)
+        }
+        return (events, nil)
     }
 
     // MARK: Frames in, frames out
 
     @Test("A ping is answered with a pong carrying its payload, and nothing reaches the reader")
-    func pingAnswered() throws {
-        let (channel, _, _) = try Self.channel()
+    func pingAnswered() async throws {
+        let (channel, _, _, stream) = try Self.channel()
         try channel.writeInbound(Self.frame(.ping, [7, 8]))
         #expect(try Self.written(channel) == [Written(opcode: .pong, payload: [7, 8])])
-        #expect(try Self.events(channel) == [])
+        #expect(await Self.events(channel, stream).events == [])
     }
 
     @Test("Fragments are joined into one message; a ping between them is answered")
-    func fragmentsJoined() throws {
-        let (channel, _, _) = try Self.channel()
+    func fragmentsJoined() async throws {
+        let (channel, _, _, stream) = try Self.channel()
         try channel.writeInbound(Self.text("he", fin: false))
         try channel.writeInbound(Self.frame(.ping, []))
         try channel.writeInbound(Self.frame(.continuation, Array("llo".utf8)))
         try channel.writeInbound(Self.frame(.binary, [1, 2]))
         #expect(try Self.written(channel) == [Written(opcode: .pong, payload: [])])
-        #expect(try Self.events(channel) == [.message(.text("hello")), .message(.binary(Data([1, 2])))])
+        #expect(
+            await Self.events(channel, stream).events == [.message(.text("hello")), .message(.binary(Data([1, 2])))])
     }
 
     @Test("The peer's close is answered with its code and handed on after the messages before it")
-    func peerCloseAnswered() throws {
-        let (channel, _, _) = try Self.channel()
+    func peerCloseAnswered() async throws {
+        let (channel, _, _, stream) = try Self.channel()
         try channel.writeInbound(Self.text("last"))
         try channel.writeInbound(Self.close(1001, "bye"))
         #expect(try Self.written(channel) == [Written(opcode: .connectionClose, payload: [0x03, 0xE9])])
         #expect(
-            try Self.events(channel) == [.message(.text("last")), .close(WebSocketClose(code: 1001, reason: "bye"))])
+            await Self.events(channel, stream).events == [
+                .message(.text("last")), .close(WebSocketClose(code: 1001, reason: "bye")),
+            ])
     }
 
     // MARK: Violations
@@ -133,8 +148,8 @@ struct WebSocketFrameHandlerTests {
                 name: "continuation out of place", frames: { [frame(.continuation, [1])] }, closeCode: 1002,
                 tooLarge: false),
         ])
-    func violations(_ refusal: RefusalCase) throws {
-        let (channel, _, _) = try Self.channel()
+    func violations(_ refusal: RefusalCase) async throws {
+        let (channel, _, _, stream) = try Self.channel()
         var raised: (any Error)?
         for frame in refusal.frames() {
             do {
@@ -146,20 +161,43 @@ struct WebSocketFrameHandlerTests {
         }
         let code = [UInt8(refusal.closeCode >> 8), UInt8(refusal.closeCode & 0xFF)]
         #expect(try Self.written(channel) == [Written(opcode: .connectionClose, payload: code)])
-        if refusal.tooLarge {
-            #expect(raised is WebSocketMessageTooLarge)
-        } else {
-            #expect(raised is WebSocketProtocolViolation)
-        }
         #expect(!channel.isActive)
-        #expect(try Self.events(channel) == [])
+        // The pipeline and the reader's stream both fail with the violation, and nothing was handed on before it.
+        let (events, ended) = await Self.events(channel, stream)
+        #expect(events == [])
+        for error in [raised, ended] {
+            if refusal.tooLarge {
+                #expect(error is WebSocketMessageTooLarge)
+            } else {
+                #expect(error is WebSocketProtocolViolation)
+            }
+        }
     }
 
     // MARK: Pings, closes and reads
 
+    @Test("While two events wait unread the socket's reads wait; a read passes once the reader took them")
+    func readsWaitForTheReader() async throws {
+        let (channel, _, reads, stream) = try Self.channel()
+        try channel.writeInbound(Self.text("one"))
+        try channel.writeInbound(Self.text("two"))
+        let before = reads.reads
+        channel.read()
+        #expect(reads.reads == before)
+        let iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == .message(.text("one")))
+        channel.embeddedEventLoop.run()
+        #expect(reads.reads == before)
+        #expect(try await iterator.next() == .message(.text("two")))
+        channel.embeddedEventLoop.run()
+        #expect(reads.reads == before + 1)
+        channel.read()
+        #expect(reads.reads == before + 2)
+    }
+
     @Test("A ping waits for the pong; while it waits and the reader holds reads back, the handler reads on")
-    func pingWaitsForPong() throws {
-        let (channel, handler, reads) = try Self.channel()
+    func pingWaitsForPong() async throws {
+        let (channel, handler, reads, stream) = try Self.channel()
         let completed = NIOLockedValueBox<Bool?>(nil)
         let pong = try #require(handler.ping())
         pong.whenComplete { result in completed.withLockedValue { $0 = (try? result.get()) != nil } }
@@ -172,12 +210,12 @@ struct WebSocketFrameHandlerTests {
         #expect(completed.withLockedValue { $0 } == nil)
         try channel.writeInbound(Self.frame(.pong, []))
         #expect(completed.withLockedValue { $0 } == true)
-        #expect(try Self.events(channel) == [.message(.text("data"))])
+        #expect(await Self.events(channel, stream).events == [.message(.text("data"))])
     }
 
     @Test("A pong given up on fails the pings that wait at once; our close then does not wait for the peer")
-    func abandonedPong() throws {
-        let (channel, handler, _) = try Self.channel()
+    func abandonedPong() async throws {
+        let (channel, handler, _, _) = try Self.channel()
         let outcomes = NIOLockedValueBox<[Bool]>([])
         for _ in 0..<2 {
             let pong = try #require(handler.ping())
@@ -195,8 +233,8 @@ struct WebSocketFrameHandlerTests {
     }
 
     @Test("Our close is written once and waits for the peer's, which is not answered again nor handed on")
-    func ourCloseWaits() throws {
-        let (channel, handler, _) = try Self.channel()
+    func ourCloseWaits() async throws {
+        let (channel, handler, _, stream) = try Self.channel()
         let ended = NIOLockedValueBox(false)
         let wait = try #require(handler.close(code: 1000, reason: "done"))
         wait.whenComplete { _ in ended.withLockedValue { $0 = true } }
@@ -208,16 +246,16 @@ struct WebSocketFrameHandlerTests {
         try channel.writeInbound(Self.close(1000))
         #expect(ended.withLockedValue { $0 })
         #expect(try Self.written(channel) == [])
-        #expect(try Self.events(channel) == [])
+        #expect(await Self.events(channel, stream).events == [])
     }
 
     @Test("The connection's end fails the pings that wait and ends a wait for the peer's close")
-    func endFailsPings() throws {
-        let (channel, handler, _) = try Self.channel()
+    func endFailsPings() async throws {
+        let (channel, handler, _, _) = try Self.channel()
         let failed = NIOLockedValueBox(false)
         let pong = try #require(handler.ping())
         pong.whenFailure { _ in failed.withLockedValue { $0 = true } }
-        try channel.close().wait()
+        try await channel.close().get()
         #expect(failed.withLockedValue { $0 })
         #expect(handler.close(code: 1000, reason: "") == nil)
     }
