@@ -146,15 +146,16 @@ public final class WebSocketConnection: AsyncSequence, Sendable, Hashable {
             return (action, closing, state.pinger)
         }
         pinger?.cancel()
+        let winner: Result<Void, APIError>
         switch action {
         case .close(let counts):
             record(detail, counts)
-            await closing?.value
-            return outcome
+            winner = outcome
         case .ended(let first):
-            await closing?.value
-            return first
+            winner = first
         }
+        await closing?.value
+        return winner
     }
 
     /// Ends the connection from a place that cannot wait (a dropped iterator, a cancellation handler).
