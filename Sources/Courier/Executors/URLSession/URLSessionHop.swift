@@ -199,7 +199,10 @@ final class URLSessionHop: NSObject, Sendable {
             state.phase = .streaming(continuation)
             return caller
         }
-        guard let caller else { return completionHandler(.cancel) }
+        // No caller: `fail` ended the hop and cancels the task. Answering `.cancel` too would end the task twice
+        // (the disposition and the cancel each complete it), and FoundationNetworking traps on the second end once
+        // the first removed the task from its session.
+        guard let caller else { return completionHandler(.allow) }
         completionHandler(.allow)
         caller.resume(returning: self.response(http, body: .stream(stream)))
     }
