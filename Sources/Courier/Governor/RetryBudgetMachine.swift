@@ -1,0 +1,58 @@
+/// The retry budget of one origin (Finagle's shape): over the window, retries may be `share` of the first
+/// attempts, or `minimumPerSecond` a second when that is more, so that calls that all fail send at most
+/// (1 + share) times their requests on a busy origin and a quiet one can still be retried.
+///
+/// A value changed only by events, each returning what to do; time is a `Duration` since the governor started.
+struct RetryBudgetMachine: Sendable, Equatable {
+    /// How many retries the budget allows.
+    struct Settings: Sendable, Equatable {
+        /// Retries allowed per first attempt in the window (0.2: one retry per five calls).
+        var share: Double = 0.2
+        /// Retries allowed a second however little the traffic.
+        var minimumPerSecond: Double = 1
+        /// The span of time over which first attempts and retries are counted.
+        var window: Duration = .seconds(10)
+    }
+
+    /// Which attempt of a call asks to go.
+    enum Attempt: Sendable, Equatable {
+        case first, retry
+    }
+
+    /// Whether an attempt may go.
+    enum Decision: Sendable, Equatable {
+        /// It goes, counted.
+        case go
+        /// The budget is spent: the failure before it is returned as it is.
+        case refuse
+    }
+
+    let settings: Settings
+    /// First attempts (first) and retries (second).
+    private var attempts: SlidingWindow
+
+    init(settings: Settings = Settings()) {
+        self.settings = settings
+        self.attempts = SlidingWindow(window: settings.window)
+    }
+
+    /// The retries the window allows at `now`.
+    func allowed(at now: Duration) -> Double {
+        let counts = attempts.counts(at: now)
+        let seconds = settings.window / .seconds(1)
+        return Swift.max(settings.share * Double(counts.first), settings.minimumPerSecond * seconds)
+    }
+
+    /// An attempt asks to go at `now`: a first attempt always goes; a retry while the budget allows it.
+    mutating func requested(_ attempt: Attempt, at now: Duration) -> Decision {
+        switch attempt {
+        case .first:
+            attempts.add(first: true, at: now)
+            return .go
+        case .retry:
+            guard Double(attempts.counts(at: now).second) + 1 <= allowed(at: now) else { return .refuse }
+            attempts.add(first: false, at: now)
+            return .go
+        }
+    }
+}
