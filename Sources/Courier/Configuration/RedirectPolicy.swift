@@ -109,7 +109,7 @@ public enum RedirectDecision: Sendable, Hashable {
 }
 
 /// The origin of a URL: scheme, host and port (the scheme's default port when none is written).
-struct Origin: Equatable, CustomStringConvertible {
+struct Origin: Hashable, Sendable, CustomStringConvertible {
     let scheme: String
     let host: String
     let port: Int?

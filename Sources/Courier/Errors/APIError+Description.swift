@@ -115,6 +115,7 @@ extension APIError: CustomStringConvertible, CustomDebugStringConvertible, Custo
         case .rejectedByService(let code, let message):
             "the service rejected the request with code \(code)" + (message.map { ": \($0)" } ?? "")
         case .notCached: "no fresh cached response, and the cache policy reads from the cache only"
+        case .governorRefused(let refusal): "not sent: \(refusal)" + (underlyingErrorSummary.map { " (\($0))" } ?? "")
         case .other:
             underlyingErrorSummary ?? "failed"
         }
@@ -173,6 +174,7 @@ extension APIError.Reason: CustomStringConvertible {
         case .rejectedByService(let code, let message):
             "rejected by the service with code \(code)" + (message.map { ": \($0)" } ?? "")
         case .notCached: "no fresh cached response (the cache policy reads from the cache only)"
+        case .governorRefused(let refusal): "refused by the traffic governor: \(refusal)"
         case .other: "other failure"
         }
     }

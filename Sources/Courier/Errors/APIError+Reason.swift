@@ -24,6 +24,7 @@ extension APIError {
             case decodingFailed
             case rejectedByService(code: String, message: String?)
             case notCached
+            case governorRefused(GovernorRefusal)
             case other
         }
 
@@ -51,6 +52,9 @@ extension APIError {
         /// The cache policy reads from the cache only (``CachePolicy/ReadMode/cacheOnly``) and it holds no
         /// fresh response for this request.
         public static let notCached = Reason(.notCached)
+        /// A ``TrafficGovernor`` refused the call to protect its origin (see the ``GovernorRefusal``); nothing was
+        /// sent.
+        public static func governorRefused(_ refusal: GovernorRefusal) -> Reason { Reason(.governorRefused(refusal)) }
         /// A plugin or a custom executor stopped the call with an error of its own (see
         /// ``APIError/underlyingError``).
         public static let other = Reason(.other)
@@ -68,6 +72,11 @@ extension APIError {
         /// The category of the status code, for an ``unacceptableStatus(_:)`` reason; `nil` for any other.
         public var statusCategory: StatusCategory? {
             if case .unacceptableStatus(let category) = kind { category } else { nil }
+        }
+
+        /// Why the governor refused the call, for a ``governorRefused(_:)`` reason; `nil` for any other.
+        public var governorRefusal: GovernorRefusal? {
+            if case .governorRefused(let refusal) = kind { refusal } else { nil }
         }
 
         /// The service's failure code and message, for a ``rejectedByService(code:message:)`` reason; `nil` for

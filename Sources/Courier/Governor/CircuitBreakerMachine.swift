@@ -12,19 +12,8 @@
 /// A value changed only by events (a call asks to go, a call ended), each returning what to do; time is a
 /// `Duration` since the governor started. It knows no clocks or locks.
 struct CircuitBreakerMachine: Sendable, Equatable {
-    /// When the breaker opens and for how long.
-    struct Settings: Sendable, Equatable {
-        /// The share of failed calls in the window at which the breaker opens (0.5: half of them).
-        var failureRate: Double = 0.5
-        /// The fewest calls in the window before the rate counts.
-        var minimumCalls: Int = 20
-        /// The span of time over which calls are counted.
-        var window: Duration = .seconds(10)
-        /// How long the breaker stays open before it lets a probe through.
-        var coolDown: Duration = .seconds(5)
-        /// The probes that must succeed, one at a time, for the breaker to close.
-        var probes: Int = 1
-    }
+    /// When the breaker opens and for how long, and what counts as a failure (the governor's rule).
+    typealias Settings = TrafficGovernor.CircuitBreaker
 
     /// The breaker's state.
     enum State: Sendable, Equatable {

@@ -5,14 +5,7 @@
 /// A value changed only by events, each returning what to do; time is a `Duration` since the governor started.
 struct RetryBudgetMachine: Sendable, Equatable {
     /// How many retries the budget allows.
-    struct Settings: Sendable, Equatable {
-        /// Retries allowed per first attempt in the window (0.2: one retry per five calls).
-        var share: Double = 0.2
-        /// Retries allowed a second however little the traffic.
-        var minimumPerSecond: Double = 1
-        /// The span of time over which first attempts and retries are counted.
-        var window: Duration = .seconds(10)
-    }
+    typealias Settings = TrafficGovernor.RetryBudget
 
     /// Which attempt of a call asks to go.
     enum Attempt: Sendable, Equatable {

@@ -173,6 +173,10 @@ extension CallTimeline.Event {
         public static let redirected = Kind(rawValue: "redirected")
         /// A cache decision: `hit`, `stale`, `revalidated`, `miss`, `stored` or `skipped: <reason>`.
         public static let cache = Kind(rawValue: "cache")
+        /// A ``TrafficGovernor`` decision: a wait (for a slot, or a shared `Retry-After`, with its
+        /// ``CallTimeline/Event/delay``), a refusal, a retry its budget refused, or a change of the origin's circuit
+        /// breaker (`circuit opened`, `half-open`, `closed`).
+        public static let governor = Kind(rawValue: "governor")
         /// A credential refresh: `started`, `joined` (another call's), `finished` or `failed`.
         public static let authRefresh = Kind(rawValue: "authRefresh")
         /// The call waits for an identical call in flight instead of sending its own.

@@ -142,10 +142,13 @@ public struct RetryPlugin: APIPlugin {
         var request = request
         if request.callStarted == 0 { request.callStarted = APIRequest.now }
         var attempt = 1
+        // What the traffic governors inside this plugin ask before each retry: their origins' retry budgets.
+        let gate = RetryGate()
         while true {
             let outcome: Result<APIResponse, APIError>
             do {
-                outcome = .success(try await next(request))
+                let current = request
+                outcome = .success(try await RetryGate.$current.withValue(gate) { try await next(current) })
             } catch {
                 outcome = .failure(APIError.wrapping(error, request: request))
             }
@@ -163,6 +166,8 @@ public struct RetryPlugin: APIPlugin {
                     // server's `Retry-After`) attached.
                     throw request.deadlinePassed(response: response)
                 }
+                // A governor's retry budget that is spent ends the call as its attempt did.
+                guard gate.allowsRetry(of: request) else { return response }
                 request.recorder?.record(
                     .retryScheduled, statusCode: response.statusCode, delay: wait,
                     detail: "status \(response.statusCode)" + (header.map { ", Retry-After: \($0)" } ?? ""))
@@ -176,6 +181,7 @@ public struct RetryPlugin: APIPlugin {
                     if problem == .timedOut { throw failure }
                     throw request.deadlinePassed(after: failure)
                 }
+                guard gate.allowsRetry(of: request) else { throw failure }
                 request.recorder?.record(.retryScheduled, delay: wait, detail: "\(problem)")
             }
             do {

@@ -82,7 +82,8 @@ Routes (any method; parameters in the query string):
                                {"key", "hits"}. For retry tests (the call timeline's)
   /count-stats?key=K           200 JSON {"key", "hits", "gone"}: requests counted under K,
                                and how many of them the client abandoned during the wait (and "closes",
-                               the close codes a WebSocket client sent, where a route records them)
+                               the close codes a WebSocket client sent, where a route records them; "peak",
+                               the most /count requests under K in progress at once)
   /auth/protected?key=K&gather=0&spread=0
                                200 JSON {"key", "hits"} with `Authorization: Bearer fresh-token`, else 401 (JSON,
                                WWW-Authenticate: Bearer); counted under /count-stats?key=auth-protected:K. With
@@ -501,12 +502,17 @@ def route_count(conn, query):
         counts = COUNTS.setdefault(key, {"hits": 0, "gone": 0})
         counts["hits"] += 1
         hits = counts["hits"]
+        counts["inFlight"] = counts.get("inFlight", 0) + 1
+        counts["peak"] = max(counts.get("peak", 0), counts["inFlight"])
     try:
         conn.wait(delay)
     except ClientGone:
         with COUNTS_LOCK:
             COUNTS[key]["gone"] += 1
         raise
+    finally:
+        with COUNTS_LOCK:
+            COUNTS[key]["inFlight"] -= 1
     respond(conn, 200, json_body({"key": key, "hits": hits, "uuid": os.urandom(16).hex()}))
 
 
@@ -885,7 +891,7 @@ def route(conn, method, target, headers, body):
 
     if path == "/flaky":
         key = "flaky:" + (query.get("key") or [""])[0]
-        fail = number(query, "fail", 1, maximum=100)
+        fail = number(query, "fail", 1, maximum=1000000)
         code = number(query, "status", 503, minimum=200, maximum=599)
         retry_after = (query.get("retry-after") or ["0"])[0]
         with COUNTS_LOCK:
@@ -908,6 +914,8 @@ def route(conn, method, target, headers, body):
             answer["closes"] = list(counts["closes"])
         if "closeToEnd" in counts:
             answer["closeToEnd"] = counts["closeToEnd"]
+        if "peak" in counts:
+            answer["peak"] = counts["peak"]
         return respond(conn, 200, json_body(answer))
 
     if path == "/redirect":

@@ -1,0 +1,59 @@
+extension TrafficGovernor {
+    /// Takes one of the origin's slots, waiting in order for one within the limit's `maxWait` and the call's
+    /// deadline; `false` when the governor has no limit. Throws `concurrencyLimit` when no slot came in time, and
+    /// `cancelled` when the task was cancelled while it waited.
+    func acquireSlot(of origin: Origin, _ request: APIRequest) async throws(APIError) -> Bool {
+        guard let concurrencyLimit else { return false }
+        let wait = min(concurrencyLimit.maxWait, request.timeLeft ?? concurrencyLimit.maxWait)
+        let id = withOrigin(origin) { state in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
+        }
+        let gotSlot = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let decision = withOrigin(origin) { state -> ConcurrencyLimitMachine.Request in
+                    guard !Task.isCancelled else { return .refuse }
+                    let decision = state.limit?.requested(id) ?? .go
+                    if decision == .wait { state.waiters[id] = continuation }
+                    return decision
+                }
+                switch decision {
+                case .go: continuation.resume(returning: true)
+                case .refuse: continuation.resume(returning: false)
+                case .wait:
+                    request.recorder?.record(.governor, detail: "waiting for a slot to \(origin)")
+                    Task { [self] in
+                        try? await Task.sleep(for: wait)
+                        endWait(id, of: origin)
+                    }
+                }
+            }
+        } onCancel: {
+            endWait(id, of: origin)
+        }
+        if gotSlot { return true }
+        if Task.isCancelled {
+            throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request)
+        }
+        request.recorder?.record(.governor, detail: "refused: concurrency limit for \(origin)")
+        throw APIError(.governorRefused(.concurrencyLimit), endpoint: request.endpoint, request: request)
+    }
+
+    /// Gives the slot of an attempt that ended to the first waiting call, or frees it.
+    func releaseSlot(of origin: Origin) {
+        let resumed = withOrigin(origin) { state -> CheckedContinuation<Bool, Never>? in
+            guard case .resume(let id) = state.limit?.released() else { return nil }
+            return state.waiters.removeValue(forKey: id)
+        }
+        resumed?.resume(returning: true)
+    }
+
+    /// Ends the wait of call `id`: refused if it still waits; nothing if it has its slot already.
+    private func endWait(_ id: Int, of origin: Origin) {
+        let refused = withOrigin(origin) { state -> CheckedContinuation<Bool, Never>? in
+            guard state.limit?.waitEnded(id) == .refuse else { return nil }
+            return state.waiters.removeValue(forKey: id)
+        }
+        refused?.resume(returning: false)
+    }
+}

@@ -1,0 +1,139 @@
+import Courier
+import Foundation
+import Testing
+
+/// `TrafficGovernor` in front of the fault server with the real `URLSessionExecutor`: what the server counts is the
+/// proof (requests, and the most in progress at once), for many calls at once against a failing upstream, a limit
+/// under load, a circuit that opens and recovers, and a shared `Retry-After`.
+@Suite("Integration: the traffic governor protects an upstream", .faultServer)
+struct TrafficGovernorIntegrationTests {
+    struct Stats: Decodable {
+        let hits: Int
+        let peak: Int?
+    }
+
+    /// What the server counted under `key`.
+    static func stats(_ key: String) async throws -> Stats {
+        try await GET<Void>("/count-stats?key=\(key)").request(using: FaultServer.configuration())
+    }
+
+    /// The reason a call to `path` fails with, `nil` when it succeeds.
+    static func reason(_ path: String, _ configuration: APIConfiguration) async -> APIError.Reason? {
+        do {
+            let _: Data = try await GET<Void>(path).request(using: configuration)
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
+    /// Keeps the `governor` events it sees, with the path of their call.
+    final class Events: CallObserver {
+        let seen = LockedBox<[(path: String, event: CallTimeline.Event)]>([])
+        func observe(_ event: CallTimeline.Event, in timeline: CallTimeline) {
+            if event.kind == .governor { seen.withLock { $0.append((timeline.request.url.path, event)) } }
+        }
+    }
+
+    @Test("256 calls at once to an upstream that always fails send at most 1.2 × 256 requests with .retry()")
+    func retryBudget() async throws {
+        // GIVEN the default retry policy (3 attempts, 503 retried) and the governor's default budget, no breaker
+        let key = UUID().uuidString
+        let governor = TrafficGovernor(circuitBreaker: nil)
+        let configuration = try FaultServer.configuration(timeout: .seconds(60), plugins: [.retry(), governor])
+
+        // WHEN 256 calls are made at once to a route that answers 503 to every request
+        let failures = await withTaskGroup(of: APIError.Reason?.self) { group in
+            for _ in 0..<256 {
+                group.addTask { await Self.reason("/flaky?key=\(key)&fail=100000&status=503", configuration) }
+            }
+            return await group.reduce(into: [APIError.Reason?]()) { $0.append($1) }
+        }
+
+        // THEN every call fails with its 503, and the server saw 256 first attempts and at most 51 retries
+        #expect(failures.count == 256)
+        #expect(failures.allSatisfy { $0 == .unacceptableStatus(.serverError) })
+        let hits = try await Self.stats("flaky:\(key)").hits
+        #expect((256...307).contains(hits), "\(hits) requests")
+    }
+
+    @Test("A limit of 8: 10,000 calls from 256 tasks all succeed, and the server never has more than 8 at once")
+    func concurrencyLimit() async throws {
+        let key = UUID().uuidString
+        let governor = TrafficGovernor(
+            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 8, maxWaiting: 256, maxWait: .seconds(120)))
+        let configuration = try FaultServer.configuration(timeout: .seconds(120), plugins: [governor])
+
+        let succeeded = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<256 {
+                group.addTask {
+                    var succeeded = 0
+                    for _ in stride(from: task, to: 10_000, by: 256) {
+                        let response =
+                            try? await GET<Void>("/count?key=\(key)&delay=0.002")
+                            .request(using: configuration) as Data
+                        if response != nil { succeeded += 1 }
+                    }
+                    return succeeded
+                }
+            }
+            return await group.reduce(0, +)
+        }
+
+        let stats = try await Self.stats(key)
+        #expect(succeeded == 10_000)
+        #expect(stats.hits == 10_000)
+        #expect(stats.peak.map { (1...8).contains($0) } == true, "peak \(String(describing: stats.peak))")
+    }
+
+    @Test("An open circuit refuses calls with nothing sent; after the upstream recovers, one probe closes it")
+    func circuitRecovers() async throws {
+        // GIVEN an upstream whose first 20 requests fail, and a breaker that opens at half of 20 calls
+        let key = UUID().uuidString
+        let clock = TrafficGovernorTests.ManualClock()
+        let governor = TrafficGovernor(circuitBreaker: .init(coolDown: .seconds(5)), now: { clock.now })
+        let configuration = try FaultServer.configuration(plugins: [governor])
+        let flaky = GET<Void>("/flaky?key=\(key)&fail=20&status=503")
+        func call() async -> APIError.Reason? {
+            do {
+                let _: Data = try await flaky.request(using: configuration)
+                return nil
+            } catch {
+                return error.reason
+            }
+        }
+
+        // WHEN 20 calls fail, the circuit opens: the next 5 are refused and the server sees none of them
+        for _ in 0..<20 { #expect(await call() == .unacceptableStatus(.serverError)) }
+        for _ in 0..<5 { #expect(await call() == .governorRefused(.circuitOpen)) }
+        #expect(try await Self.stats("flaky:\(key)").hits == 20)
+
+        // WHEN the cool-down passes and the upstream has recovered: the probe succeeds, and so do the calls after it
+        clock.advance(by: .seconds(5))
+        for _ in 0..<3 { #expect(await call() == nil) }
+        #expect(try await Self.stats("flaky:\(key)").hits == 23)
+    }
+
+    @Test("A 503 with Retry-After: 2 pauses the next call to that origin by at most 2 s, and none to another")
+    func sharedRetryAfter() async throws {
+        let key = UUID().uuidString
+        let events = Events()
+        let governor = TrafficGovernor(circuitBreaker: nil)
+        let main = try FaultServer.configuration(plugins: [governor]).with { $0.observers = [events] }
+        let otherPort = try FaultServer.required(FaultServer.otherPort, FaultServer.otherPortKey)
+        let other = main.with { $0.baseURL = otherPort }
+
+        await #expect(throws: APIError.self) {
+            try await GET<Void>("/flaky?key=\(key)&fail=1&status=503&retry-after=2").request(using: main) as Data
+        }
+        let _: Data = try await GET<Void>("/count?key=\(key)-other").request(using: other)
+        let _: Data = try await GET<Void>("/count?key=\(key)-main").request(using: main)
+
+        let seen = events.seen.value
+        #expect(seen.map(\.path) == ["/flaky", "/count"])
+        let pause = try #require(seen.last?.event.delay)
+        #expect(pause > .zero && pause <= .seconds(2), "\(pause)")
+        #expect(seen.last?.event.detail == "paused by Retry-After")
+        #expect(try await Self.stats("\(key)-main").hits == 1)
+    }
+}
