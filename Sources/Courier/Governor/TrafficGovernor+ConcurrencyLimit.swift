@@ -9,6 +9,8 @@ extension TrafficGovernor {
             state.nextWaiter &+= 1
             return state.nextWaiter
         }
+        // The wait's bound, stopped once the wait ends (a slot given before it started lets it run out harmlessly).
+        let timer = LockedBox<Task<Void, Never>?>(nil)
         let gotSlot = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let decision = withOrigin(origin) { state -> ConcurrencyLimitMachine.Request in
@@ -22,8 +24,8 @@ extension TrafficGovernor {
                 case .refuse: continuation.resume(returning: false)
                 case .wait:
                     request.recorder?.record(.governor, detail: "waiting for a slot to \(origin)")
-                    Task { [self] in
-                        try? await Task.sleep(for: wait)
+                    timer.value = Task { [self] in
+                        guard (try? await Task.sleep(for: wait)) != nil else { return }
                         endWait(id, of: origin)
                     }
                 }
@@ -31,6 +33,7 @@ extension TrafficGovernor {
         } onCancel: {
             endWait(id, of: origin)
         }
+        timer.value?.cancel()
         if gotSlot { return true }
         if Task.isCancelled {
             throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request)

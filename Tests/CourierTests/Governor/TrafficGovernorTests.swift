@@ -40,6 +40,21 @@ struct TrafficGovernorTests {
         }
     }
 
+    /// A stub that answers 200 at once, but holds each request to `/slow` until `release` yields; `entered` yields
+    /// as each such request arrives.
+    static func blocking() -> (
+        stub: StubExecutor, entered: AsyncStream<Void>, release: AsyncStream<Void>.Continuation
+    ) {
+        let entered = AsyncStream.makeStream(of: Void.self)
+        let release = AsyncStream.makeStream(of: Void.self)
+        let stub = StubExecutor().stub(where: { $0.url.path == "/slow" }) { _ in
+            entered.continuation.yield()
+            for await _ in release.stream { break }
+            return StubResponse(statusCode: 200)
+        }.stubEverything(with: StubResponse(statusCode: 200))
+        return (stub, entered.stream, release.continuation)
+    }
+
     static func configuration(
         _ stub: StubExecutor, plugins: [any APIPlugin], events: Events = Events(), timeout: Duration = .seconds(10)
     ) -> APIConfiguration {
@@ -200,19 +215,13 @@ struct TrafficGovernorTests {
     @Test("A limit of 1 without a queue refuses a second call while the first is in flight, and none after")
     func limit() async throws {
         let governor = TrafficGovernor(circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1))
-        let entered = AsyncStream.makeStream(of: Void.self)
-        let release = AsyncStream.makeStream(of: Void.self)
-        let stub = StubExecutor().stub(where: { $0.url.path == "/slow" }) { _ in
-            entered.continuation.yield()
-            for await _ in release.stream { break }
-            return StubResponse(statusCode: 200)
-        }.stubEverything(with: StubResponse(statusCode: 200))
+        let (stub, entered, release) = Self.blocking()
         let configuration = Self.configuration(stub, plugins: [governor])
 
         let slow = Task { await Self.reason("/slow", configuration) }
-        for await _ in entered.stream { break }
+        for await _ in entered { break }
         #expect(await Self.reason("/x", configuration) == .governorRefused(.concurrencyLimit))
-        release.continuation.yield()
+        release.yield()
         #expect(await slow.value == nil)
         #expect(await Self.reason("/x", configuration) == nil)
         #expect(stub.requests.map(\.url.path) == ["/slow", "/x"])
@@ -222,23 +231,17 @@ struct TrafficGovernorTests {
     func queue() async throws {
         let governor = TrafficGovernor(
             circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
-        let entered = AsyncStream.makeStream(of: Void.self)
-        let release = AsyncStream.makeStream(of: Void.self)
-        let stub = StubExecutor().stub(where: { $0.url.path == "/slow" }) { _ in
-            entered.continuation.yield()
-            for await _ in release.stream { break }
-            return StubResponse(statusCode: 200)
-        }.stubEverything(with: StubResponse(statusCode: 200))
+        let (stub, entered, release) = Self.blocking()
         let events = Events()
         let configuration = Self.configuration(stub, plugins: [governor], events: events)
 
         let slow = Task { await Self.reason("/slow", configuration) }
-        for await _ in entered.stream { break }
+        for await _ in entered { break }
         let waiting = Task { await Self.reason("/waited", configuration) }
         while events.details.value.isEmpty { await Task.yield() }
         // The queue of one is full: a third call is refused at once.
         #expect(await Self.reason("/x", configuration) == .governorRefused(.concurrencyLimit))
-        release.continuation.yield()
+        release.yield()
         #expect(await slow.value == nil)
         #expect(await waiting.value == nil)
         #expect(stub.requests.map(\.url.path) == ["/slow", "/waited"])
@@ -248,9 +251,9 @@ struct TrafficGovernorTests {
             circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .milliseconds(50)))
         let configured = Self.configuration(stub, plugins: [short])
         let slowAgain = Task { await Self.reason("/slow", configured) }
-        for await _ in entered.stream { break }
+        for await _ in entered { break }
         #expect(await Self.reason("/x", configured) == .governorRefused(.concurrencyLimit))
-        release.continuation.yield()
+        release.yield()
         #expect(await slowAgain.value == nil)
     }
 
@@ -258,24 +261,18 @@ struct TrafficGovernorTests {
     func cancelWhileWaiting() async throws {
         let governor = TrafficGovernor(
             circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
-        let entered = AsyncStream.makeStream(of: Void.self)
-        let release = AsyncStream.makeStream(of: Void.self)
-        let stub = StubExecutor().stub(where: { $0.url.path == "/slow" }) { _ in
-            entered.continuation.yield()
-            for await _ in release.stream { break }
-            return StubResponse(statusCode: 200)
-        }.stubEverything(with: StubResponse(statusCode: 200))
+        let (stub, entered, release) = Self.blocking()
         let events = Events()
         let configuration = Self.configuration(stub, plugins: [governor], events: events)
 
         let slow = Task { await Self.reason("/slow", configuration) }
-        for await _ in entered.stream { break }
+        for await _ in entered { break }
         let waiting = Task { await Self.reason("/waited", configuration) }
         while events.details.value.isEmpty { await Task.yield() }
         waiting.cancel()
         #expect(await waiting.value == .transport(.cancelled))
         #expect(governor.origins.value.values.first?.limit?.waiting == [])
-        release.continuation.yield()
+        release.yield()
         #expect(await slow.value == nil)
         #expect(stub.requests.map(\.url.path) == ["/slow"])
     }
