@@ -8,8 +8,8 @@ final class RetryGate: Sendable {
     /// The gate of the call the current task runs, inside a retry plugin.
     @TaskLocal static var current: RetryGate?
 
-    /// A budget's question: may a retry go now (counted if it may)?
-    typealias Check = @Sendable () -> Bool
+    /// A budget's question: may a retry of the request go now (counted if it may)? The governor reports a refusal.
+    typealias Check = @Sendable (APIRequest) -> Bool
 
     /// The governors registered (by identity) and their checks.
     private let checks = LockedBox<[(governor: ObjectIdentifier, check: Check)]>([])
@@ -23,14 +23,8 @@ final class RetryGate: Sendable {
         }
     }
 
-    /// Whether every registered budget allows a retry of `request` now; a refusal is a `governor` event of its
-    /// timeline.
+    /// Whether every registered budget allows a retry of `request` now.
     func allowsRetry(of request: APIRequest) -> Bool {
-        let checks = checks.value
-        guard checks.allSatisfy({ $0.check() }) else {
-            request.recorder?.record(.governor, detail: "retry refused: the origin's retry budget is spent")
-            return false
-        }
-        return true
+        checks.value.allSatisfy { $0.check(request) }
     }
 }

@@ -38,7 +38,7 @@ extension TrafficGovernor {
         if Task.isCancelled {
             throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request)
         }
-        request.recorder?.record(.governor, detail: "refused: concurrency limit for \(origin)")
+        report(Event(.refused, at: origin, refusal: .concurrencyLimit), request)
         throw APIError(.governorRefused(.concurrencyLimit), endpoint: request.endpoint, request: request)
     }
 

@@ -23,7 +23,7 @@ import Foundation
 ///   made; the call ends with the failure or response it had.
 ///
 /// Each wait and refusal, and each change of the breaker, is a ``CallTimeline/Event/Kind/governor`` event of the
-/// call's timeline.
+/// call's timeline; each refusal, change and pause is also an ``Event`` for the `onEvent` handler (metrics, logs).
 public final class TrafficGovernor: APIPlugin {
     /// The circuit breaker's settings; `nil` for none.
     let circuitBreaker: CircuitBreaker?
@@ -33,25 +33,29 @@ public final class TrafficGovernor: APIPlugin {
     let concurrencyLimit: ConcurrencyLimit?
     /// Whether a `Retry-After` pauses every attempt to its origin.
     let sharesRetryAfter: Bool
+    /// Receives every refusal, change of a breaker and pause.
+    let onEvent: (@Sendable (Event) -> Void)?
 
     /// The time since some fixed point.
     let now: @Sendable () -> Duration
     /// Each origin's governors.
     let origins = LockedBox<[Origin: OriginState]>([:])
 
-    /// A governor; `now` is a monotonic clock (a test's, to drive windows and cool-downs; the system's uptime by
-    /// default).
+    /// A governor; `onEvent` receives its ``Event``s (on the thread of the call they happened in: keep it short);
+    /// `now` is a monotonic clock (a test's, to drive windows and cool-downs; the system's uptime by default).
     public init(
         circuitBreaker: CircuitBreaker? = CircuitBreaker(),
         retryBudget: RetryBudget? = RetryBudget(),
         concurrencyLimit: ConcurrencyLimit? = nil,
         sharesRetryAfter: Bool = true,
+        onEvent: (@Sendable (Event) -> Void)? = nil,
         now: (@Sendable () -> Duration)? = nil
     ) {
         self.circuitBreaker = circuitBreaker
         self.retryBudget = retryBudget
         self.concurrencyLimit = concurrencyLimit
         self.sharesRetryAfter = sharesRetryAfter
+        self.onEvent = onEvent
         self.now = now ?? { .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds)) }
     }
 
@@ -115,10 +119,14 @@ extension TrafficGovernor {
     private func countCall(to origin: Origin) {
         guard retryBudget != nil else { return }
         if let gate = RetryGate.current {
-            let first = gate.register(ObjectIdentifier(self)) { [weak self] in
+            let first = gate.register(ObjectIdentifier(self)) { [weak self] request in
                 guard let self else { return true }
                 let now = self.now()
-                return self.withOrigin(origin) { $0.budget?.requested(.retry, at: now) ?? .go } == .go
+                guard self.withOrigin(origin, { $0.budget?.requested(.retry, at: now) ?? .go }) == .refuse else {
+                    return true
+                }
+                self.report(Event(.retryRefused, at: origin), request)
+                return false
             }
             guard first else { return }
         }
@@ -150,7 +158,7 @@ extension TrafficGovernor {
         let action = withOrigin(origin) { $0.breaker?.admit(at: now) } ?? .init(admission: .go)
         if let change = action.change { record(change, of: origin, request) }
         guard case .refuse(let retryAfter) = action.admission else { return action.admission }
-        request.recorder?.record(.governor, delay: retryAfter, detail: "refused: circuit open for \(origin)")
+        report(Event(.refused, at: origin, refusal: .circuitOpen, delay: retryAfter), request)
         throw APIError(.governorRefused(.circuitOpen), endpoint: request.endpoint, request: request)
     }
 
@@ -185,13 +193,19 @@ extension TrafficGovernor {
     }
 
     private func record(_ change: CircuitBreakerMachine.Change, of origin: Origin, _ request: APIRequest) {
-        let words =
+        let kind: Event.Kind =
             switch change {
-            case .opened: "opened"
-            case .halfOpened: "half-open"
-            case .closed: "closed"
+            case .opened: .circuitOpened
+            case .halfOpened: .circuitHalfOpened
+            case .closed: .circuitClosed
             }
-        request.recorder?.record(.governor, detail: "circuit \(words) for \(origin)")
+        report(Event(kind, at: origin), request)
+    }
+
+    /// Hands `event` to the handler and to the timeline of `request`'s call.
+    func report(_ event: Event, _ request: APIRequest) {
+        request.recorder?.record(.governor, delay: event.delay, detail: event.description)
+        onEvent?(event)
     }
 
     /// Pauses the origin when `response` is a 429 or 503 with a `Retry-After`.
@@ -202,7 +216,7 @@ extension TrafficGovernor {
         else { return }
         let now = now()
         if case .paused = withOrigin(origin, { $0.pause.received(retryAfter: wait, at: now) }) {
-            request.recorder?.record(.governor, delay: wait, detail: "\(origin) paused by Retry-After: \(header)")
+            report(Event(.paused, at: origin, delay: wait), request)
         }
     }
 }

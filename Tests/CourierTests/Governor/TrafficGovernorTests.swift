@@ -84,7 +84,10 @@ struct TrafficGovernorTests {
     @Test("Four 503s open the circuit: the next call is refused with circuitOpen and nothing is sent")
     func opens() async throws {
         let clock = ManualClock()
-        let governor = TrafficGovernor(circuitBreaker: Self.breaker, now: { clock.now })
+        let reported = LockedBox<[TrafficGovernor.Event]>([])
+        let governor = TrafficGovernor(
+            circuitBreaker: Self.breaker, onEvent: { event in reported.withLock { $0.append(event) } },
+            now: { clock.now })
         let stub = Self.answering([503])
         let events = Events()
         let configuration = Self.configuration(stub, plugins: [governor], events: events)
@@ -97,8 +100,15 @@ struct TrafficGovernorTests {
         #expect(stub.requests.count == 4)
         #expect(
             events.details.value == [
-                "circuit opened for http://api.example.com:80", "refused: circuit open for http://api.example.com:80",
+                "circuit opened for http://api.example.com:80",
+                "refused at http://api.example.com:80: the origin's circuit breaker is open",
             ])
+        // The handler gets the same two events, with the origin's parts and the refusal's reason and delay.
+        let kinds = reported.value.map(\.kind)
+        #expect(kinds == [.circuitOpened, .refused])
+        #expect(reported.value.map(\.origin) == ["http://api.example.com:80", "http://api.example.com:80"])
+        #expect(reported.value.last?.refusal == .circuitOpen)
+        #expect(reported.value.last?.delay == .seconds(5))
     }
 
     @Test("After the cool-down one probe goes; its success closes the circuit, its failure opens it again")
@@ -170,7 +180,7 @@ struct TrafficGovernorTests {
         #expect(first == .unacceptableStatus(.serverError))
         #expect(second == .unacceptableStatus(.serverError))
         #expect(stub.requests.count == 3)
-        let refusal = "retry refused: the origin's retry budget is spent"
+        let refusal = "retry refused at http://api.example.com:80: the origin's retry budget is spent"
         #expect(events.details.value == [refusal, refusal])
     }
 
@@ -206,7 +216,8 @@ struct TrafficGovernorTests {
             ])
         #expect(
             events.details.value == [
-                "http://api.example.com:80 paused by Retry-After: 30", "paused by Retry-After past the deadline",
+                "http://api.example.com:80 paused by Retry-After for 30.0 seconds",
+                "paused by Retry-After past the deadline",
             ])
     }
 
@@ -275,5 +286,58 @@ struct TrafficGovernorTests {
         release.yield()
         #expect(await slow.value == nil)
         #expect(stub.requests.map(\.url.path) == ["/slow"])
+    }
+
+    // MARK: A scripted upstream
+
+    @Test("An upstream that fails, slows down and recovers: the circuit opens, refuses, probes and closes")
+    func scriptedUpstream() async throws {
+        // GIVEN an upstream that fails 4 requests, answers 1 slowly, then recovers
+        let clock = ManualClock()
+        let governor = TrafficGovernor(circuitBreaker: Self.breaker, now: { clock.now })
+        let upstream = StubUpstream(
+            .answer(.status(503), times: 4), .answer(.status(200).delayed(by: .milliseconds(20)), times: 1),
+            .answer(.status(200)))
+        let stub = StubExecutor().stub(where: { _ in true }, respond: upstream.respond(to:))
+        let events = Events()
+        let configuration = Self.configuration(stub, plugins: [governor], events: events)
+
+        // WHEN it fails, the circuit opens and the calls during the cool-down are refused unsent
+        var reasons: [APIError.Reason?] = []
+        for _ in 0..<6 { reasons.append(await Self.reason("/x", configuration)) }
+        #expect(upstream.requestCount == 4)
+        // THEN after the cool-down the slow probe succeeds, the circuit closes, and every call goes again
+        clock.advance(by: .seconds(5))
+        for _ in 0..<3 { reasons.append(await Self.reason("/x", configuration)) }
+
+        let failed = APIError.Reason.unacceptableStatus(.serverError)
+        let refused = APIError.Reason.governorRefused(.circuitOpen)
+        #expect(reasons == [failed, failed, failed, failed, refused, refused, nil, nil, nil])
+        #expect(upstream.requestCount == 7)
+        #expect(upstream.peakInFlight == 1)
+        #expect(
+            events.details.value.filter { $0.hasPrefix("circuit") } == [
+                "circuit opened for http://api.example.com:80", "circuit half-open for http://api.example.com:80",
+                "circuit closed for http://api.example.com:80",
+            ])
+    }
+
+    @Test("A limit of 2 holds 16 concurrent calls to a slow upstream to 2 in flight; the rest wait their turn")
+    func limitHoldsAtTheUpstream() async throws {
+        let governor = TrafficGovernor(
+            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 2, maxWaiting: 16, maxWait: .seconds(30)))
+        let upstream = StubUpstream(.answer(.status(200).delayed(by: .milliseconds(5))))
+        let stub = StubExecutor().stub(where: { _ in true }, respond: upstream.respond(to:))
+        let configuration = Self.configuration(stub, plugins: [governor])
+
+        let reasons = await withTaskGroup(of: APIError.Reason?.self) { group in
+            for _ in 0..<16 { group.addTask { await Self.reason("/x", configuration) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(reasons.count == 16)
+        #expect(reasons.allSatisfy { $0 == nil })
+        #expect(upstream.requestCount == 16)
+        #expect((1...2).contains(upstream.peakInFlight))
+        #expect(upstream.inFlight == 0)
     }
 }
