@@ -111,6 +111,20 @@ struct TrafficGovernorTests {
         #expect(reported.value.last?.delay == .seconds(5))
     }
 
+    @Test("A logging plugin before the governor logs a refused call's line with the refusal, and nothing sent")
+    func loggedRefusal() async throws {
+        let governor = TrafficGovernor(circuitBreaker: Self.breaker)
+        let lines = LockedBox<[String]>([])
+        let logging = LoggingPlugin.logging { line in lines.withLock { $0.append(line) } }
+        let configuration = Self.configuration(Self.answering([503]), plugins: [logging, governor])
+        for _ in 0..<5 { _ = await Self.reason("/x", configuration) }
+
+        let last = try #require(lines.value.last)
+        #expect(lines.value.count == 10)
+        #expect(last.hasPrefix("✗ GET http://api.example.com/x ("))
+        #expect(last.hasSuffix("GET /x: not sent: the origin's circuit breaker is open"))
+    }
+
     @Test("After the cool-down one probe goes; its success closes the circuit, its failure opens it again")
     func probes() async throws {
         let clock = ManualClock()
