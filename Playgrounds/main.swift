@@ -41,6 +41,11 @@ let pages = [
         run: PluginsPage.run
     ),
     Page(
+        name: "Governor",
+        summary: "Protect an upstream: a circuit breaker, a retry budget, a concurrency limit, a shared Retry-After.",
+        run: GovernorPage.run
+    ),
+    Page(
         name: "Observing",
         summary: "Each call's timeline: attempts, retries, redirects, cache decisions; observers on the configuration.",
         run: ObservingPage.run

@@ -35,10 +35,12 @@ TIME_TARGETS = {
     "decode": ("≤ 1.03×", lambda r: r <= 1.03),
 }
 MALLOC_TARGET = ("≤ +2", lambda extra: extra <= 2)
-# Cache hits have absolute targets on Courier's own time (the baseline, URLCache, is there for comparison).
+# Cache hits and a call refused by an open circuit have absolute targets on Courier's own time (the baseline,
+# URLCache or a call answered at once, is there for comparison).
 ABSOLUTE_TARGETS = {
     "cache.memory-hit": ("≤ 5 µs", 5e3),
     "cache.disk-hit": ("≤ 200 µs", 200e3),
+    "governor.open-circuit": ("≤ 1 ms", 1e6),
 }
 
 
@@ -99,7 +101,7 @@ def build_rows(runs):
                 pairs[key]["base_mallocs"].append(baseline[MALLOCS])
                 pairs[key]["extra"].append(metrics[MALLOCS] - baseline[MALLOCS])
 
-    category_order = {"build": 0, "decode": 1, "cache": 2}
+    category_order = {"build": 0, "decode": 1, "cache": 2, "governor": 3}
     group_order = ["build.void-get", "build.query-get", "build.json-post", "build.path-header-query",
                    "decode.2kb", "decode.200kb", "cache.memory-hit", "cache.disk-hit", "cache.memory-call",
                    "cache.disk-call"]

@@ -9,4 +9,5 @@ let benchmarks: @Sendable () -> Void = {
     registerBuildBenchmarks()
     registerDecodeBenchmarks()
     registerCacheBenchmarks()
+    registerGovernorBenchmarks()
 }

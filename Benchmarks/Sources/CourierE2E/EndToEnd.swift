@@ -20,6 +20,9 @@ import Foundation
 /// - `raw-again`: raw again, on a session of its own: a control that should come out at 1×, and whose spread is
 ///   the noise of the machine;
 /// - `courier-given-session` (not run unless asked for): `URLSessionExecutor(session:)` over a default session.
+/// - `courier-retry` and `courier-retry-governor` (not run unless asked for): through `.retry()`, and through
+///   `.retry()` and a `TrafficGovernor` at its defaults (`courier-retry-governor` / `courier-retry` is what the
+///   governor costs a call);
 /// - `executor` (not run unless asked for): `URLSessionExecutor.shared` alone, sending a request built once and
 ///   decoding with `JSONDecoder().decode` like raw (`executor` / `raw` is the executor's cost without the pipeline).
 ///
@@ -55,7 +58,8 @@ enum EndToEnd {
           --rounds N                recorded rounds per concurrency (default 31), after
           --warmup N                warm-up rounds that are not recorded (default 3)
           --sides a,b,...           sides compared with raw, in this order (default
-                                    courier,courier-3-plugins,courier-data-for,raw-again; also courier-given-session, executor)
+                                    courier,courier-3-plugins,courier-data-for,raw-again; also courier-given-session,
+                                    courier-retry, courier-retry-governor, executor)
           --calls N                 calls per block at concurrency 1 (default 50)
           --calls-per-task N        calls per task per block at higher concurrency (default 4)
           --json FILE               also write every block's time to FILE (read by Benchmarks/scripts/bench_report.py)
@@ -151,12 +155,17 @@ enum EndToEnd {
         let plugins = plain.with { $0.plugins = [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()] }
         let dataFor = plain.with { $0.executor = DataForExecutor(session: URLSession(configuration: .default)) }
         let givenSession = plain.with { $0.executor = URLSessionExecutor(session: URLSession(configuration: .default)) }
+        let retry = plain.with { $0.plugins = [.retry()] }
+        // Made at the side's first call: once a governor exists, `.retry()` binds its gate in every call.
+        let governed = Lazy { plain.with { $0.plugins = [.retry(), TrafficGovernor()] } }
         let request = try repos.makeRequest(with: "octocat", using: plain)
         return [
             Side(name: "courier") { try await repos.request(with: "octocat", using: plain) },
             Side(name: "courier-3-plugins") { try await repos.request(with: "octocat", using: plugins) },
             Side(name: "courier-data-for") { try await repos.request(with: "octocat", using: dataFor) },
             Side(name: "courier-given-session") { try await repos.request(with: "octocat", using: givenSession) },
+            Side(name: "courier-retry") { try await repos.request(with: "octocat", using: retry) },
+            Side(name: "courier-retry-governor") { try await repos.request(with: "octocat", using: governed.value) },
             Side(name: "executor") {
                 let response = try await URLSessionExecutor.shared.execute(request)
                 guard (200..<300).contains(response.statusCode) else { throw URLError(.badServerResponse) }
@@ -354,5 +363,26 @@ enum EndToEnd {
             }
         }
         return options
+    }
+}
+
+/// A value made at its first use.
+// @unchecked: `made` is read and written under `lock` only.
+final class Lazy<Value: Sendable>: @unchecked Sendable {
+    private let make: @Sendable () -> Value
+    private let lock = NSLock()
+    private var made: Value?
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        self.make = make
+    }
+
+    var value: Value {
+        lock.withLock {
+            if let made { return made }
+            let value = make()
+            made = value
+            return value
+        }
     }
 }

@@ -13,7 +13,8 @@ import Foundation
 //
 // Cases: build.<shape>.{courier,baseline} (the shapes of BuildFixture.cases), decode.{2kb,200kb}.{courier,baseline},
 // pipeline (a whole call on an executor that answers at once, the body returned as Data: Courier's own cost),
-// pipeline-3-plugins (the same with three plugins that do nothing),
+// pipeline-3-plugins (the same with three plugins that do nothing), pipeline-retry and pipeline-retry-governor (the
+// same through `.retry()`, and through `.retry()` and a `TrafficGovernor` at its defaults: what the governor costs),
 // json.{2kb,200kb,nested}.{courier,jsondecoder} (the decode alone: Courier's JSON decoder against JSONDecoder),
 // download.URL (GETs of URL with URLSessionExecutor.shared, the body in memory).
 //
@@ -23,6 +24,15 @@ import Foundation
 // of each and their ratio: a quick A/B check that noise from other processes affects both sides alike.
 //
 // End-to-end calls (and their callgrind recipe) are in CourierE2E: `scripts/bench e2e`, `scripts/bench callgrind`.
+
+/// The plugins of each `pipeline` case, made only for the case that runs (a governor changes what `.retry()`
+/// does in the whole process).
+let pipelinePlugins: [String: @Sendable () -> [any APIPlugin]] = [
+    "pipeline": { [] },
+    "pipeline-3-plugins": { [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()] },
+    "pipeline-retry": { [.retry()] },
+    "pipeline-retry-governor": { [.retry(), TrafficGovernor()] },
+]
 
 /// Runs `calls` in a task, with the main thread waiting on a semaphore (a top-level `await` would make this an
 /// async main, whose `dispatch_main()` valgrind 3.19 crashes in); prints the iterations and checksum it returns
@@ -128,13 +138,12 @@ if let shape = BuildFixture.cases(endpoints).first(where: { name.hasPrefix($0.na
         }
         return (count, sum)
     }
-} else if name == "pipeline" || name == "pipeline-3-plugins" {
+} else if let plugins = pipelinePlugins[name]?() {
     // The whole call pipeline on an executor that answers at once, with the body returned as `Data` (no JSON
-    // decoding): what Courier adds to every call, build to result; then the same through three plugins that do
-    // nothing.
+    // decoding): what Courier adds to every call, build to result; then the same through plugins.
     let configuration = APIConfiguration(
         baseURL: URL(string: "https://api.example.com"), executor: ConstantExecutor(body: Fixtures.small),
-        plugins: name == "pipeline" ? [] : [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()])
+        plugins: plugins)
     let (count, repos) = (iterations, endpoints.repos)
     runCalls(name) {
         var sum = 0

@@ -21,19 +21,24 @@ struct RetryBudgetMachine: Sendable, Equatable {
     }
 
     let settings: Settings
+    /// The retries the window allows however few the calls.
+    private let floor: Double
     /// First attempts (first) and retries (second).
     private var attempts: SlidingWindow
 
     init(settings: Settings = Settings()) {
         self.settings = settings
+        self.floor = settings.minimumPerSecond * (settings.window / .seconds(1))
         self.attempts = SlidingWindow(window: settings.window)
     }
 
     /// The retries the window allows at `now`.
     func allowed(at now: Duration) -> Double {
-        let counts = attempts.counts(at: now)
-        let seconds = settings.window / .seconds(1)
-        return Swift.max(settings.share * Double(counts.first), settings.minimumPerSecond * seconds)
+        allowed(attempts.counts(at: now))
+    }
+
+    private func allowed(_ counts: SlidingWindow.Counts) -> Double {
+        Swift.max(settings.share * Double(counts.first), floor)
     }
 
     /// An attempt asks to go at `now`: a first attempt always goes; a retry while the budget allows it.
@@ -43,7 +48,8 @@ struct RetryBudgetMachine: Sendable, Equatable {
             attempts.add(first: true, at: now)
             return .go
         case .retry:
-            guard Double(attempts.counts(at: now).second) + 1 <= allowed(at: now) else { return .refuse }
+            let counts = attempts.counts(at: now)
+            guard Double(counts.second) + 1 <= allowed(counts) else { return .refuse }
             attempts.add(first: false, at: now)
             return .go
         }

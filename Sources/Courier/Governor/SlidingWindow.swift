@@ -14,7 +14,8 @@ struct SlidingWindow: Sendable, Equatable {
 
     /// The span of time counted.
     let window: Duration
-    private let width: Duration
+    /// A slot's width in nanoseconds (at least 1).
+    private let width: Int64
     /// The slot number of each slot's counts (`slot % slots.count` is its index), and the counts.
     private var slots: [(number: Int64, counts: Counts)]
 
@@ -22,7 +23,7 @@ struct SlidingWindow: Sendable, Equatable {
     init(window: Duration, slots: Int = 10) {
         let count = Swift.max(1, slots)
         self.window = window
-        self.width = window / count
+        self.width = Swift.max(1, (window / count).clampedNanoseconds)
         self.slots = Array(repeating: (number: -1, counts: Counts()), count: count)
     }
 
@@ -31,12 +32,12 @@ struct SlidingWindow: Sendable, Equatable {
             && zip(lhs.slots, rhs.slots).allSatisfy { $0.number == $1.number && $0.counts == $1.counts }
     }
 
-    /// The number of the slot that `now` falls in.
+    /// The number of the slot that `now` falls in (rounded down; far inside Int64's range, so that arithmetic on
+    /// slot numbers cannot overflow).
     private func number(at now: Duration) -> Int64 {
-        guard width > .zero else { return 0 }
-        // Clamped far inside Int64's range, so that arithmetic on slot numbers cannot overflow.
-        let slot = ((now / width).rounded(.down)).clamped(to: -4e18...4e18)
-        return slot.isFinite ? Int64(slot) : 0
+        let nanoseconds = now.clampedNanoseconds
+        let slot = nanoseconds / width
+        return nanoseconds < 0 && nanoseconds % width != 0 ? slot - 1 : slot
     }
 
     /// Adds one to the first count (`first`) or the second.
@@ -65,9 +66,13 @@ struct SlidingWindow: Sendable, Equatable {
     }
 }
 
-extension Double {
-    /// The value within `range` (a NaN stays NaN).
-    fileprivate func clamped(to range: ClosedRange<Double>) -> Double {
-        Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+extension Duration {
+    /// The duration in whole nanoseconds (rounded towards zero), clamped to ±2⁶² so that sums of two stay in range.
+    var clampedNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let limit: Int64 = 1 << 62
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, (-limit...limit).contains(whole) else { return seconds < 0 ? -limit : limit }
+        return Swift.min(Swift.max(whole + attoseconds / 1_000_000_000, -limit), limit)
     }
 }

@@ -1,10 +1,12 @@
 extension TrafficGovernor {
     /// Takes one of the origin's slots, waiting in order for one within the limit's `maxWait` and the call's
-    /// deadline; `false` when the governor has no limit. Throws `concurrencyLimit` when no slot came in time, and
-    /// `cancelled` when the task was cancelled while it waited.
+    /// deadline; `false` when the governor has no limit. Throws `concurrencyLimit` when the queue is full or no slot
+    /// came within `maxWait`, `timedOut` when the call's deadline came first, and `cancelled` when the task was
+    /// cancelled while it waited.
     func acquireSlot(of origin: Origin, _ request: APIRequest) async throws(APIError) -> Bool {
         guard let concurrencyLimit else { return false }
-        let wait = min(concurrencyLimit.maxWait, request.timeLeft ?? concurrencyLimit.maxWait)
+        let left = request.timeLeft
+        let wait = min(concurrencyLimit.maxWait, left ?? concurrencyLimit.maxWait)
         let id = withOrigin(origin) { state in
             state.nextWaiter &+= 1
             return state.nextWaiter
@@ -33,10 +35,15 @@ extension TrafficGovernor {
         } onCancel: {
             endWait(id, of: origin)
         }
-        timer.value?.cancel()
+        let waitTimer = timer.value
+        waitTimer?.cancel()
         if gotSlot { return true }
         if Task.isCancelled {
             throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request)
+        }
+        if waitTimer != nil, let left, left < concurrencyLimit.maxWait {
+            request.recorder?.record(.governor, detail: "no slot to \(origin) before the deadline")
+            throw request.deadlinePassed()
         }
         report(Event(.refused, at: origin, refusal: .concurrencyLimit), request)
         throw APIError(.governorRefused(.concurrencyLimit), endpoint: request.endpoint, request: request)

@@ -64,16 +64,20 @@ extension TrafficGovernor {
     }
 
     /// How many calls may be in flight to an origin at once (a bulkhead), and how many may wait for a slot.
+    ///
+    /// By default up to 1,000 calls wait, each up to 10 s (and never past its own deadline); `maxWaiting: 0` refuses
+    /// a call beyond `maxCalls` at once.
     public struct ConcurrencyLimit: Sendable, Equatable {
         /// The most calls in flight (at least 1).
         public var maxCalls: Int
         /// The most calls waiting for a slot, in the order they came; a call beyond them is refused at once.
         public var maxWaiting: Int
-        /// The longest a call waits for a slot (and never past its own deadline) before it is refused.
+        /// The longest a call waits for a slot before it is refused; a call whose deadline comes sooner fails with
+        /// ``APIError/TransportProblem/timedOut`` at its deadline.
         public var maxWait: Duration
 
         /// A limit of `maxCalls`, with `maxWaiting` calls waiting up to `maxWait` each.
-        public init(maxCalls: Int, maxWaiting: Int = 0, maxWait: Duration = .seconds(1)) {
+        public init(maxCalls: Int, maxWaiting: Int = 1_000, maxWait: Duration = .seconds(10)) {
             self.maxCalls = maxCalls
             self.maxWaiting = maxWaiting
             self.maxWait = maxWait

@@ -18,7 +18,8 @@ import Foundation
 /// - **Circuit breaker** (``CircuitBreaker``): while open, the attempt fails at once with
 ///   ``APIError/Reason/governorRefused(_:)`` ``GovernorRefusal/circuitOpen``, nothing sent.
 /// - **Concurrency limit** (``ConcurrencyLimit``, none by default): the attempt waits for a slot, within the
-///   limit's `maxWait` and its call's deadline, or fails with ``GovernorRefusal/concurrencyLimit``.
+///   limit's `maxWait`, or fails with ``GovernorRefusal/concurrencyLimit`` (``APIError/TransportProblem/timedOut``
+///   when its call's deadline comes first).
 /// - **Retry budget** (``RetryBudget``): a retry that ``RetryPlugin`` would make once the budget is spent is not
 ///   made; the call ends with the failure or response it had.
 ///
@@ -56,32 +57,40 @@ public final class TrafficGovernor: APIPlugin {
         self.concurrencyLimit = concurrencyLimit
         self.sharesRetryAfter = sharesRetryAfter
         self.onEvent = onEvent
+        if retryBudget != nil { RetryGate.budgetMade() }
         self.now = now ?? { .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds)) }
     }
 
     /// Sends one attempt when the origin's governors let it go, and counts how it ended.
     public func intercept(_ request: APIRequest, next: APIPluginNext) async throws -> APIResponse {
         let origin = Origin(request.url)
-        countCall(to: origin)
-        try await waitOutPause(of: origin, request)
-        let admission = try admit(request, to: origin)
-        let slot: Bool
+        var entry = enter(origin, countsCall: countsCall(to: origin), checksPause: sharesRetryAfter)
+        if case .paused(let wait) = entry {
+            try await waitOut(wait, request)
+            entry = enter(origin, countsCall: false, checksPause: false)
+        }
+        let admission = try admission(of: entry, origin, request)
+        var slot = false
+        if concurrencyLimit != nil {
+            do {
+                slot = try await acquireSlot(of: origin, request)
+            } catch {
+                settle(origin, admission, .abandoned, request)
+                throw error
+            }
+        }
+        let response: APIResponse
         do {
-            slot = try await acquireSlot(of: origin, request)
+            response = try await next(request)
         } catch {
-            settle(origin, admission, .abandoned, request)
+            if slot { releaseSlot(of: origin) }
+            settle(origin, admission, judge(error, of: request), request)
             throw error
         }
-        let outcome: Result<APIResponse, any Error>
-        do {
-            outcome = .success(try await next(request))
-        } catch {
-            outcome = .failure(error)
-        }
         if slot { releaseSlot(of: origin) }
-        settle(origin, admission, judge(outcome, of: request), request)
-        if case .success(let response) = outcome { pauseIfAsked(by: response, origin: origin, request) }
-        return try outcome.get()
+        settle(origin, admission, judge(response), request)
+        pauseIfAsked(by: response, origin: origin, request)
+        return response
     }
 }
 
@@ -114,31 +123,55 @@ extension TrafficGovernor {
             limit: concurrencyLimit.map { ConcurrencyLimitMachine(limit: $0.maxCalls, queue: $0.maxWaiting) })
     }
 
-    /// Counts the call's first attempt in the origin's retry budget, the first time this governor sees the call,
-    /// and registers the budget with the call's retry plugin.
-    private func countCall(to origin: Origin) {
-        guard retryBudget != nil else { return }
-        if let gate = RetryGate.current {
-            let first = gate.register(ObjectIdentifier(self)) { [weak self] request in
-                guard let self else { return true }
-                let now = self.now()
-                guard self.withOrigin(origin, { $0.budget?.requested(.retry, at: now) ?? .go }) == .refuse else {
-                    return true
-                }
-                self.report(Event(.retryRefused, at: origin), request)
-                return false
-            }
-            guard first else { return }
-        }
-        let now = now()
-        _ = withOrigin(origin) { $0.budget?.requested(.first, at: now) }
+    /// What an attempt met on its way in (counted in the retry budget, once per call): a shared `Retry-After` to
+    /// wait out, or the breaker's answer.
+    private enum Entry {
+        case paused(Duration)
+        case admitted(CircuitBreakerMachine.AdmitAction)
     }
 
-    /// Waits while a shared `Retry-After` pauses the origin; throws `timedOut` when the call's deadline is sooner.
-    private func waitOutPause(of origin: Origin, _ request: APIRequest) async throws(APIError) {
-        guard sharesRetryAfter else { return }
+    /// The breaker's admission of an attempt that met `entry`: records a change of the breaker, and throws
+    /// `circuitOpen` when it refuses.
+    private func admission(
+        of entry: Entry, _ origin: Origin, _ request: APIRequest
+    ) throws(APIError)
+        -> CircuitBreakerMachine.Admission
+    {
+        guard case .admitted(let action) = entry else { return .go }
+        if let change = action.change { record(change, of: origin, request) }
+        guard case .refuse(let retryAfter) = action.admission else { return action.admission }
+        report(Event(.refused, at: origin, refusal: .circuitOpen, delay: retryAfter), request)
+        throw APIError(.governorRefused(.circuitOpen), endpoint: request.endpoint, request: request)
+    }
+
+    /// One look at the origin's state: counts the call's first attempt, checks the pause, asks the breaker.
+    private func enter(_ origin: Origin, countsCall: Bool, checksPause: Bool) -> Entry {
         let now = now()
-        guard case .wait(let wait) = withOrigin(origin, { $0.pause.admit(at: now) }) else { return }
+        return withOrigin(origin) { state in
+            if countsCall { _ = state.budget?.requested(.first, at: now) }
+            if checksPause, case .wait(let wait) = state.pause.admit(at: now) { return .paused(wait) }
+            return .admitted(state.breaker?.admit(at: now) ?? .init(admission: .go))
+        }
+    }
+
+    /// Whether this attempt is the call's first this governor sees, so that it counts in the retry budget; registers
+    /// the budget with the call's retry plugin the first time.
+    private func countsCall(to origin: Origin) -> Bool {
+        guard retryBudget != nil else { return false }
+        guard let gate = RetryGate.current else { return true }
+        return gate.register(ObjectIdentifier(self)) { [weak self] request in
+            guard let self else { return true }
+            let now = self.now()
+            guard self.withOrigin(origin, { $0.budget?.requested(.retry, at: now) ?? .go }) == .refuse else {
+                return true
+            }
+            self.report(Event(.retryRefused, at: origin), request)
+            return false
+        }
+    }
+
+    /// Waits `wait` of a shared `Retry-After`; throws `timedOut` at once when the call's deadline is sooner.
+    private func waitOut(_ wait: Duration, _ request: APIRequest) async throws(APIError) {
         if let left = request.timeLeft, left <= wait {
             request.recorder?.record(.governor, delay: wait, detail: "paused by Retry-After past the deadline")
             throw request.deadlinePassed()
@@ -149,17 +182,6 @@ extension TrafficGovernor {
         } catch {
             throw APIError(.transport(.cancelled), endpoint: request.endpoint, request: request, underlyingError: error)
         }
-    }
-
-    /// Asks the origin's breaker; throws `circuitOpen` when it refuses.
-    private func admit(_ request: APIRequest, to origin: Origin) throws(APIError) -> CircuitBreakerMachine.Admission {
-        guard circuitBreaker != nil else { return .go }
-        let now = now()
-        let action = withOrigin(origin) { $0.breaker?.admit(at: now) } ?? .init(admission: .go)
-        if let change = action.change { record(change, of: origin, request) }
-        guard case .refuse(let retryAfter) = action.admission else { return action.admission }
-        report(Event(.refused, at: origin, refusal: .circuitOpen, delay: retryAfter), request)
-        throw APIError(.governorRefused(.circuitOpen), endpoint: request.endpoint, request: request)
     }
 
     /// Counts how an admitted attempt ended in the origin's breaker.
@@ -174,22 +196,19 @@ extension TrafficGovernor {
         }
     }
 
-    /// How an attempt's outcome counts for the breaker.
-    private func judge(
-        _ outcome: Result<APIResponse, any Error>, of request: APIRequest
-    )
-        -> CircuitBreakerMachine.Outcome
-    {
+    /// How a response counts for the breaker.
+    private func judge(_ response: APIResponse) -> CircuitBreakerMachine.Outcome {
         guard let circuitBreaker else { return .abandoned }
-        switch outcome {
-        case .success(let response):
-            return circuitBreaker.statusCodes.contains(response.statusCode) ? .failed : .succeeded
-        case .failure(let error):
-            guard let problem = APIError.wrapping(error, request: request).reason.transportProblem,
-                circuitBreaker.transportProblems.contains(problem)
-            else { return .abandoned }
-            return .failed
-        }
+        return circuitBreaker.statusCodes.contains(response.statusCode) ? .failed : .succeeded
+    }
+
+    /// How a failed attempt counts for the breaker: a failure when its transport problem is one of the breaker's.
+    private func judge(_ error: any Error, of request: APIRequest) -> CircuitBreakerMachine.Outcome {
+        guard let circuitBreaker,
+            let problem = APIError.wrapping(error, request: request).reason.transportProblem,
+            circuitBreaker.transportProblems.contains(problem)
+        else { return .abandoned }
+        return .failed
     }
 
     private func record(_ change: CircuitBreakerMachine.Change, of origin: Origin, _ request: APIRequest) {

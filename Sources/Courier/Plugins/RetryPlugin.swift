@@ -142,13 +142,18 @@ public struct RetryPlugin: APIPlugin {
         var request = request
         if request.callStarted == 0 { request.callStarted = APIRequest.now }
         var attempt = 1
-        // What the traffic governors inside this plugin ask before each retry: their origins' retry budgets.
-        let gate = RetryGate()
+        // What the traffic governors inside this plugin ask before each retry: their origins' retry budgets (none
+        // until the program makes a governor with a budget).
+        let gate = RetryGate.forCall()
         while true {
             let outcome: Result<APIResponse, APIError>
             do {
                 let current = request
-                outcome = .success(try await RetryGate.$current.withValue(gate) { try await next(current) })
+                if let gate {
+                    outcome = .success(try await RetryGate.$current.withValue(gate) { try await next(current) })
+                } else {
+                    outcome = .success(try await next(current))
+                }
             } catch {
                 outcome = .failure(APIError.wrapping(error, request: request))
             }
@@ -167,7 +172,7 @@ public struct RetryPlugin: APIPlugin {
                     throw request.deadlinePassed(response: response)
                 }
                 // A governor's retry budget that is spent ends the call as its attempt did.
-                guard gate.allowsRetry(of: request) else { return response }
+                guard gate?.allowsRetry(of: request) ?? true else { return response }
                 request.recorder?.record(
                     .retryScheduled, statusCode: response.statusCode, delay: wait,
                     detail: "status \(response.statusCode)" + (header.map { ", Retry-After: \($0)" } ?? ""))
@@ -181,7 +186,7 @@ public struct RetryPlugin: APIPlugin {
                     if problem == .timedOut { throw failure }
                     throw request.deadlinePassed(after: failure)
                 }
-                guard gate.allowsRetry(of: request) else { throw failure }
+                guard gate?.allowsRetry(of: request) ?? true else { throw failure }
                 request.recorder?.record(.retryScheduled, delay: wait, detail: "\(problem)")
             }
             do {

@@ -239,7 +239,7 @@ struct TrafficGovernorTests {
 
     @Test("A limit of 1 without a queue refuses a second call while the first is in flight, and none after")
     func limit() async throws {
-        let governor = TrafficGovernor(circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1))
+        let governor = TrafficGovernor(circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 0))
         let (stub, entered, release) = Self.blocking()
         let configuration = Self.configuration(stub, plugins: [governor])
 
@@ -280,6 +280,21 @@ struct TrafficGovernorTests {
         #expect(await Self.reason("/x", configured) == .governorRefused(.concurrencyLimit))
         release.yield()
         #expect(await slowAgain.value == nil)
+    }
+
+    @Test("A call whose deadline comes before a slot fails with timedOut, and nothing is sent")
+    func slotPastDeadline() async throws {
+        let governor = TrafficGovernor(
+            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
+        let (stub, entered, release) = Self.blocking()
+        let slow = Task { await Self.reason("/slow", Self.configuration(stub, plugins: [governor])) }
+        for await _ in entered { break }
+
+        let hurried = Self.configuration(stub, plugins: [governor], timeout: .milliseconds(100))
+        #expect(await Self.reason("/x", hurried) == .transport(.timedOut))
+        release.yield()
+        #expect(await slow.value == nil)
+        #expect(stub.requests.map(\.url.path) == ["/slow"])
     }
 
     @Test("Cancelling a call that waits for a slot fails it with cancelled, and frees its place in the queue")
