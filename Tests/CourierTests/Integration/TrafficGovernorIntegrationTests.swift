@@ -71,7 +71,7 @@ struct TrafficGovernorIntegrationTests {
         #expect(try await Self.stats("flaky:\(key)").hits == 23)
     }
 
-    @Test("A 503 with Retry-After: 2 pauses the next call to that origin by at most 2 s, and none to another")
+    @Test("A 503 with Retry-After: 2 pauses every next call to that origin by at most 2 s, and none to another")
     func sharedRetryAfter() async throws {
         let key = UUID().uuidString
         let events = Events()
@@ -80,17 +80,26 @@ struct TrafficGovernorIntegrationTests {
         let otherPort = try FaultServer.required(FaultServer.otherPort, FaultServer.otherPortKey)
         let other = main.with { $0.baseURL = otherPort }
 
+        // WHEN one call gets a 503 with Retry-After: 2, then a call to another origin and 4 calls at once to this one
         await #expect(throws: APIError.self) {
             try await GET<Void>("/flaky?key=\(key)&fail=1&status=503&retry-after=2").request(using: main) as Data
         }
         let _: Data = try await GET<Void>("/count?key=\(key)-other").request(using: other)
-        let _: Data = try await GET<Void>("/count?key=\(key)-main").request(using: main)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask { let _: Data = try await GET<Void>("/count?key=\(key)-main").request(using: main) }
+            }
+            try await group.waitForAll()
+        }
 
+        // THEN the 503 paused its origin, each of the 4 calls waited for the pause, and the other origin's did not
         let seen = events.seen.value
-        #expect(seen.map(\.path) == ["/flaky", "/count"])
-        let pause = try #require(seen.last?.event.delay)
-        #expect(pause > .zero && pause <= .seconds(2), "\(pause)")
-        #expect(seen.last?.event.detail == "paused by Retry-After")
-        #expect(try await Self.stats("\(key)-main").hits == 1)
+        #expect(seen.map(\.path) == ["/flaky", "/count", "/count", "/count", "/count"])
+        #expect(seen.first?.event.detail?.hasSuffix("paused by Retry-After for 2.0 seconds") == true)
+        let waits = seen.dropFirst()
+        #expect(waits.allSatisfy { $0.event.detail == "paused by Retry-After" })
+        #expect(waits.allSatisfy { ($0.event.delay ?? .zero) > .zero && ($0.event.delay ?? .zero) <= .seconds(2) })
+        #expect(try await Self.stats("\(key)-main").hits == 4)
+        #expect(try await Self.stats("\(key)-other").hits == 1)
     }
 }
