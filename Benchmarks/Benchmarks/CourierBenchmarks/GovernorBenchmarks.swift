@@ -42,7 +42,7 @@ func registerGovernorBenchmarks() {
                 do {
                     return try await (repos.request(with: "octocat", using: configuration) as Data).count
                 } catch {
-                    return error.reason == .governorRefused(.circuitOpen) ? 0 : -1
+                    return (error as? APIError)?.reason == .governorRefused(.circuitOpen) ? 0 : -1
                 }
             }
         }
