@@ -33,9 +33,9 @@ final class WebSocketHandshake: Sendable {
         var finished = false
         /// Holds the connection's end back until the upgrade is decided.
         var hold: NIOLoopBound<UpgradeEndHold>?
-        /// Whether the server's certificate had none of the pinned public keys (the connection then closes, and the
-        /// upgrade fails with whatever error closing gives it).
-        var pinnedKeyMissing = false
+        /// The server's certificate had none of the pinned public keys (the connection then closes, and the
+        /// upgrade fails with whatever error closing gives it): its key's hash, `nil` when the pins matched.
+        var pinnedKeyMissing: PinnedKeyMissing?
         /// The TLS library's first error, when the handshake failed.
         var tlsError: (any Error & Sendable)?
     }
@@ -116,10 +116,10 @@ final class WebSocketHandshake: Sendable {
     private func failure(_ error: any Error) -> APIError {
         let (stop, pinnedKeyMissing, tlsError) = state.withLockedValue { ($0.stop, $0.pinnedKeyMissing, $0.tlsError) }
         if let stop { return self.error(for: stop) }
-        if pinnedKeyMissing || tlsError != nil {
+        if pinnedKeyMissing != nil || tlsError != nil {
             return APIError(
                 .transport(.secureConnectionFailed), endpoint: request.endpoint, request: request,
-                underlyingError: pinnedKeyMissing ? PinnedKeyMissing() : tlsError)
+                underlyingError: pinnedKeyMissing ?? tlsError)
         }
         if let error = error as? APIError { return error }
         return APIError(
@@ -239,7 +239,9 @@ final class WebSocketHandshake: Sendable {
                 })
             if !pins.isEmpty {
                 try pipeline.addHandler(
-                    PublicKeyPinGate(pins: pins) { self.state.withLockedValue { $0.pinnedKeyMissing = true } })
+                    PublicKeyPinGate(pins: pins) { missing in
+                        self.state.withLockedValue { $0.pinnedKeyMissing = missing }
+                    })
             }
         }
         let hold = UpgradeEndHold()
@@ -273,21 +275,22 @@ final class WebSocketHandshake: Sendable {
 }
 
 /// Holds every write back until the TLS handshake completes, then lets them go only when the server's certificate
-/// has one of the pinned public keys (its SubjectPublicKeyInfo); otherwise the connection closes with
+/// has one of the pinned public keys (the SHA-256 of its SubjectPublicKeyInfo); otherwise the connection closes with
 /// ``PinnedKeyMissing`` and the upgrade request was never sent. SwiftNIO SSL has verified the chain and the host
 /// name by then.
 private final class PublicKeyPinGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias OutboundIn = NIOAny
 
+    /// The SHA-256 of each pinned SubjectPublicKeyInfo.
     let pins: [[UInt8]]
     /// Told when the certificate has none of the pins, before the connection closes.
-    let mismatch: @Sendable () -> Void
+    let mismatch: @Sendable (PinnedKeyMissing) -> Void
     private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
     private var flushed = false
     private var open = false
 
-    init(pins: [[UInt8]], mismatch: @escaping @Sendable () -> Void) {
+    init(pins: [[UInt8]], mismatch: @escaping @Sendable (PinnedKeyMissing) -> Void) {
         self.pins = pins
         self.mismatch = mismatch
     }
@@ -309,13 +312,15 @@ private final class PublicKeyPinGate: ChannelDuplexHandler, RemovableChannelHand
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event, !open {
             let key =
                 (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
-                .flatMap { try? $0.extractPublicKey().toSPKIBytes() }
+                .flatMap { try? TLSCertificate(der: Data($0.toDERBytes())).publicKeyHash }
             let writes = held
             held.removeAll()
             guard let key, pins.contains(key) else {
-                mismatch()
-                for (_, promise) in writes { promise?.fail(PinnedKeyMissing()) }
-                context.fireErrorCaught(PinnedKeyMissing())
+                let presented = key.map { [TLSCertificate.fingerprint(ofHash: $0)] } ?? []
+                let missing = PinnedKeyMissing(presentedKeys: presented)
+                mismatch(missing)
+                for (_, promise) in writes { promise?.fail(missing) }
+                context.fireErrorCaught(missing)
                 context.close(promise: nil)
                 return
             }
@@ -358,6 +363,9 @@ private final class TLSErrorRecorder: ChannelInboundHandler, RemovableChannelHan
 
 /// The server's certificate has none of the public keys pinned for its host.
 struct PinnedKeyMissing: Error, CustomStringConvertible {
+    /// The `sha256/…` hash of the public key the server's certificate holds (empty when it could not be read).
+    let presentedKeys: [String]
+
     var description: String { "the server's certificate has none of the public keys pinned for its host" }
 }
 

@@ -45,7 +45,8 @@ enum TLSDiagnosis {
                 cause = .expired
             }
         }
-        return TLSRefusal(host: host, port: port, cause: cause, pins: pins)
+        let presented = (error as? PinnedKeyMissing)?.presentedKeys ?? []
+        return TLSRefusal(host: host, port: port, cause: cause, pins: pins, presentedKeys: presented)
     }
 
     /// The cause `error` tells by itself; `nil` for a failed chain verification, whose cause needs the chain.
@@ -53,6 +54,8 @@ enum TLSDiagnosis {
         switch error {
         case is PinnedKeyMissing:
             return .pinMismatch
+        case is TrustConfigurations.UnreadablePinnedKey:
+            return .unreadableCertificate
         case let error as NIOSSLExtraError where error == .failedToValidateHostname:
             return .wrongHost
         case let error as NIOSSLError:

@@ -25,9 +25,15 @@ struct TrustConfigurations: Sendable {
     /// Per rule, in the trust's order: its first certificate pin that is not self-signed, `nil` when there is none.
     private let unanchoredPins: [TLSPin?]
 
-    /// Why a rule cannot be built: its key material cannot be read (SwiftNIO SSL's error).
+    /// Why a rule cannot be built: its key material cannot be read (SwiftNIO SSL's error, or
+    /// ``UnreadablePinnedKey``).
     struct Unreadable: Error {
         let underlying: any Error
+    }
+
+    /// A public-key pin of a certificate whose public key cannot be read.
+    struct UnreadablePinnedKey: Error, CustomStringConvertible {
+        var description: String { "a public-key pin's certificate holds no readable public key" }
     }
 
     init(base: TLSConfiguration?, trust: TLSTrust) {
@@ -36,8 +42,8 @@ struct TrustConfigurations: Sendable {
         self.built = trust.hosts.map { Self.configuration(of: $0, over: base ?? .makeClientConfiguration()) }
         self.unanchoredPins = trust.hosts.map { rule in
             rule.pins.first { pin in
-                guard pin.kind == .certificate,
-                    let certificate = try? NIOSSLCertificate(bytes: Array(pin.certificate.der), format: .der)
+                guard pin.kind == .certificate, let der = pin.certificate?.der,
+                    let certificate = try? NIOSSLCertificate(bytes: Array(der), format: .der)
                 else { return false }
                 return certificate.subjectName != certificate.issuerName
             }
@@ -85,14 +91,11 @@ struct TrustConfigurations: Sendable {
         }
     }
 
-    /// The public-key pins of the rule for `host`, as SubjectPublicKeyInfo bytes (empty: none).
+    /// The public-key pins of the rule for `host`, as SHA-256 hashes of SubjectPublicKeyInfo (empty: none; a pin
+    /// whose certificate cannot be read fails its rule's configuration before this is asked).
     func publicKeyPins(for host: String) -> [[UInt8]] {
         guard let rule = trust.rule(for: host) else { return [] }
-        return rule.pins.compactMap { pin in
-            guard pin.kind == .publicKey else { return nil }
-            return try? NIOSSLCertificate(bytes: Array(pin.certificate.der), format: .der).extractPublicKey()
-                .toSPKIBytes()
-        }
+        return rule.pins.compactMap { $0.kind == .publicKey ? $0.publicKeyHash : nil }
     }
 
     /// `base` with `rule` laid over it.
@@ -101,7 +104,11 @@ struct TrustConfigurations: Sendable {
     ) -> Result<TLSConfiguration, Unreadable> {
         var tls = base
         do {
-            let pinned = rule.pins.filter { $0.kind == .certificate }.map(\.certificate)
+            // A public-key pin whose certificate holds no readable key would pin nothing.
+            if rule.pins.contains(where: { $0.kind == .publicKey && $0.publicKeyHash == nil }) {
+                throw UnreadablePinnedKey()
+            }
+            let pinned = rule.pins.filter { $0.kind == .certificate }.compactMap(\.certificate)
             if !pinned.isEmpty {
                 tls.trustRoots = .certificates(try pinned.map(certificate))
                 tls.additionalTrustRoots = []

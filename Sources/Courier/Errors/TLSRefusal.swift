@@ -12,7 +12,7 @@ import Foundation
 ///
 /// ```swift
 /// if let refusal = error.tlsRefusal, refusal.cause == .pinMismatch {
-///     report("\(refusal.host):\(refusal.port) presented none of \(refusal.pins)")
+///     report("\(refusal.host):\(refusal.port) presented \(refusal.presentedKeys), none of \(refusal.pins)")
 /// }
 /// ```
 public struct TLSRefusal: Sendable, Hashable, CustomStringConvertible {
@@ -25,18 +25,25 @@ public struct TLSRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The pins the executor's ``TLSTrust`` sets for the host (empty when none): for a ``Cause/pinMismatch``, the
     /// pins the server's chain matched none of.
     public let pins: [TLSPin]
+    /// For a ``Cause/pinMismatch``, the public keys the server presented, as `sha256/…` hashes of their
+    /// SubjectPublicKeyInfo (the form ``TLSPin/publicKeyHash(_:)`` reads), the server's own first: what to pin.
+    /// Empty for other causes, and where the executor sees no certificate (the chain where it sees the chain,
+    /// the server's certificate alone where it sees only that).
+    public let presentedKeys: [String]
 
-    /// A refusal of the connection to `host` and `port` for `cause`, with the `pins` configured for the host.
+    /// A refusal of the connection to `host` and `port` for `cause`, with the `pins` configured for the host and
+    /// the hashes of the `presentedKeys`.
     @_spi(CourierInternals)
-    public init(host: String, port: Int, cause: Cause, pins: [TLSPin] = []) {
+    public init(host: String, port: Int, cause: Cause, pins: [TLSPin] = [], presentedKeys: [String] = []) {
         self.host = host
         self.port = port
         self.cause = cause
         self.pins = pins
+        self.presentedKeys = presentedKeys
     }
 
-    /// `host:port: cause`, and the pins of a pin failure: `127.0.0.1:8443: no pin matched (pinned for the host:
-    /// certificate sha256/…)`.
+    /// `host:port: cause`, and the pins of a pin failure with the keys presented: `127.0.0.1:8443: no pin matched
+    /// (pinned for the host: certificate sha256/…; presented: public key sha256/…)`.
     public var description: String {
         "\(origin): \(why)"
     }
@@ -47,10 +54,15 @@ public struct TLSRefusal: Sendable, Hashable, CustomStringConvertible {
         return "\(name):\(port)"
     }
 
-    /// The cause in words, with the pins of a pin failure.
+    /// The cause in words, with the pins of a pin failure and the keys presented.
     var why: String {
-        guard cause == .pinMismatch, !pins.isEmpty else { return cause.description }
-        return "\(cause) (pinned for the host: \(pins.map(\.description).joined(separator: ", ")))"
+        guard cause == .pinMismatch, !pins.isEmpty || !presentedKeys.isEmpty else { return cause.description }
+        var parts: [String] = []
+        if !pins.isEmpty { parts.append("pinned for the host: " + pins.map(\.description).joined(separator: ", ")) }
+        if !presentedKeys.isEmpty {
+            parts.append("presented: " + presentedKeys.map { "public key \($0)" }.joined(separator: ", "))
+        }
+        return "\(cause) (\(parts.joined(separator: "; ")))"
     }
 
     /// Why a secure connection was refused.

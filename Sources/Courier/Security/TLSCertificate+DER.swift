@@ -13,7 +13,18 @@ extension TLSCertificate {
 
     /// `sha256/<base64>` of the certificate's SubjectPublicKeyInfo, `nil` when the bytes are not a certificate.
     var publicKeyFingerprint: String? {
-        subjectPublicKeyInfo.map { "sha256/" + Data(Self.sha256($0)).base64EncodedString() }
+        publicKeyHash.map(Self.fingerprint(ofHash:))
+    }
+
+    /// The SHA-256 of the certificate's SubjectPublicKeyInfo (what a public-key pin holds), `nil` when the bytes are
+    /// not a certificate.
+    @_spi(CourierInternals) public var publicKeyHash: [UInt8]? {
+        subjectPublicKeyInfo.map(Self.sha256)
+    }
+
+    /// `sha256/<base64>` of a SHA-256.
+    @_spi(CourierInternals) public static func fingerprint(ofHash hash: [UInt8]) -> String {
+        "sha256/" + Data(hash).base64EncodedString()
     }
 
     /// The DER bytes of the SubjectPublicKeyInfo: the seventh field of `tbsCertificate` when it has a version (the

@@ -47,11 +47,13 @@ extension TLSTrust.Host: CustomStringConvertible, CustomDebugStringConvertible, 
 
 extension TLSPin: CustomStringConvertible {
     /// What is pinned, by its SHA-256 in base64: `certificate sha256/…` (of the certificate's DER bytes) or
-    /// `public key sha256/…` (of its SubjectPublicKeyInfo, the form other clients and `openssl` print).
+    /// `public key sha256/…` (of its SubjectPublicKeyInfo, the form other clients and `openssl` print, and that
+    /// ``publicKeyHash(_:)`` reads).
     public var description: String {
         switch kind {
-        case .certificate: "certificate \(certificate.fingerprint)"
-        case .publicKey: "public key " + (certificate.publicKeyFingerprint ?? "of an unreadable certificate")
+        case .certificate: "certificate " + (certificate.map(\.fingerprint) ?? "none")
+        case .publicKey:
+            "public key " + (publicKeyHash.map(TLSCertificate.fingerprint(ofHash:)) ?? "of an unreadable certificate")
         }
     }
 }

@@ -145,33 +145,60 @@ public struct TLSCertificate: Sendable, Hashable {
     }
 }
 
-/// A pin: a certificate, or a certificate's public key, that a server's chain must contain.
+/// A pin: a certificate, or a public key, that a server's chain must contain.
 ///
 /// A public-key pin survives the renewal of a certificate that keeps its key. List the current pin and the next
 /// one in ``TLSTrust/Host/init(_:roots:includesSystemRoots:pins:clientIdentity:)`` to rotate without an outage.
+/// A public key is pinned by the SHA-256 of its SubjectPublicKeyInfo: from a certificate that holds it
+/// (``publicKey(of:)``) or from the hash itself (``publicKeyHash(_:)``), as other clients and pinning guides give it.
 public struct TLSPin: Sendable, Hashable {
     /// What is pinned.
     @_spi(CourierInternals) public enum Kind: Sendable, Hashable {
         /// The certificate itself.
         case certificate
-        /// The certificate's public key (its SubjectPublicKeyInfo).
+        /// A public key (its SubjectPublicKeyInfo), by its SHA-256.
         case publicKey
     }
 
-    /// What is pinned: the certificate or its public key.
+    /// What is pinned: the certificate or a public key.
     @_spi(CourierInternals) public let kind: Kind
-    /// The pinned certificate, or the certificate whose public key is pinned.
-    @_spi(CourierInternals) public let certificate: TLSCertificate
+    /// The pinned certificate, or the certificate whose public key is pinned; `nil` for a pin given as a hash.
+    @_spi(CourierInternals) public let certificate: TLSCertificate?
+    /// The SHA-256 of the pinned SubjectPublicKeyInfo, for a public-key pin; `nil` for a certificate pin, and for a
+    /// certificate whose key cannot be read (an executor refuses such a pin before any I/O).
+    @_spi(CourierInternals) public let publicKeyHash: [UInt8]?
+
+    private init(kind: Kind, certificate: TLSCertificate?, publicKeyHash: [UInt8]?) {
+        self.kind = kind
+        self.certificate = certificate
+        self.publicKeyHash = publicKeyHash
+    }
 
     /// Pins `certificate`: the server's chain must contain it. Pin the certificate authority that issues the
     /// server's certificates (see the "Trust and certificates" article for what each executor accepts).
     public static func certificate(_ certificate: TLSCertificate) -> TLSPin {
-        TLSPin(kind: .certificate, certificate: certificate)
+        TLSPin(kind: .certificate, certificate: certificate, publicKeyHash: nil)
     }
 
     /// Pins the public key of `certificate`: the server's chain must contain a certificate with that key.
     public static func publicKey(of certificate: TLSCertificate) -> TLSPin {
-        TLSPin(kind: .publicKey, certificate: certificate)
+        TLSPin(kind: .publicKey, certificate: certificate, publicKeyHash: certificate.publicKeyHash)
+    }
+
+    /// Pins a public key by the SHA-256 of its SubjectPublicKeyInfo in base64, with or without the `sha256/` prefix
+    /// other clients write (`sha256/+w0bQ8zRg6Kl7VJQCBrEvSzjeioEnCzKind8vuOctHs=`); `nil` when `hash` is not 32
+    /// bytes in base64. A pin failure lists the hashes of the keys the server presented, in this form.
+    ///
+    /// ```swift
+    /// // openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der \
+    /// //     | openssl dgst -sha256 -binary | openssl base64
+    /// let pin = TLSPin.publicKeyHash("sha256/+w0bQ8zRg6Kl7VJQCBrEvSzjeioEnCzKind8vuOctHs=")
+    /// ```
+    public static func publicKeyHash(_ hash: String) -> TLSPin? {
+        var text = Substring(hash.trimmingCharacters(in: .whitespaces))
+        if text.hasPrefix("sha256/") { text = text.dropFirst("sha256/".count) }
+        guard let bytes = Data(base64Encoded: String(text)), bytes.count == 32 else { return nil }
+        return TLSPin(kind: .publicKey, certificate: nil, publicKeyHash: [UInt8](bytes))
     }
 }
 

@@ -160,4 +160,42 @@ import Testing
             #expect("\(TLSPin.publicKey(of: junk))" == "public key of an unreadable certificate")
         }
     }
+
+    @Test(
+        "A public-key hash reads as other clients write it, with or without sha256/; anything else is no pin",
+        arguments: [
+            ("sha256/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLc=", true),
+            ("8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLc=", true),
+            (" sha256/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLc= ", true),
+            ("sha1/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLc=", false),
+            ("sha256/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LA==", false),  // 31 bytes
+            ("sha256/8tjTPHrj5IQJUVv3zGQhGtIfg4vGgph2XJkdF5l0LLcA", false),  // 33 bytes
+            ("sha256/not base64 at all", false), ("", false),
+        ])
+    func publicKeyHash(text: String, reads: Bool) throws {
+        let pin = TLSPin.publicKeyHash(text)
+        #expect((pin != nil) == reads)
+        guard let pin else { return }
+        // The same key as the certificate's own pin: it prints the same and holds the same hash.
+        let certificate = try #require(TLSCertificate(pem: Self.fixture))
+        #expect("\(pin)" == "public key \(Self.keyFingerprint)")
+        #expect(pin.kind == .publicKey)
+        #expect(pin.publicKeyHash == TLSPin.publicKey(of: certificate).publicKeyHash)
+        #expect(pin.certificate == nil)
+    }
+
+    @Test("A pin failure lists the pins and the public keys the server presented, in the form a pin is written")
+    func refusalListsPresentedKeys() throws {
+        let pin = try #require(TLSPin.publicKeyHash(Self.keyFingerprint))
+        let presented = "sha256/+w0bQ8zRg6Kl7VJQCBrEvSzjeioEnCzKind8vuOctHs="
+        let refusal = TLSRefusal(
+            host: "api.example.com", port: 443, cause: .pinMismatch, pins: [pin], presentedKeys: [presented])
+        #expect(
+            "\(refusal)"
+                == "api.example.com:443: no pin matched (pinned for the host: public key \(Self.keyFingerprint); "
+                + "presented: public key \(presented))")
+        #expect(TLSPin.publicKeyHash(refusal.presentedKeys[0]) != nil)
+        let other = TLSRefusal(host: "api.example.com", port: 443, cause: .expired, presentedKeys: [presented])
+        #expect("\(other)" == "api.example.com:443: the server's certificate has expired or is not yet valid")
+    }
 }

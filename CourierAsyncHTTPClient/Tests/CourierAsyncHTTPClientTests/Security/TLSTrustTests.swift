@@ -211,21 +211,27 @@ struct TLSTrustTests {
     }
 
     enum SocketPin: String, CaseIterable, Sendable {
-        case certificate, publicKey, wrongPublicKey
+        case certificate, publicKey, publicKeyHash, wrongPublicKey, wrongPublicKeyHash
     }
 
     @Test(
-        "wss with a pin: a certificate or public-key pin opens the socket, a wrong one sends no upgrade",
+        "wss with a pin: a certificate, public-key or hash pin opens the socket, a wrong one sends no upgrade",
         arguments: SocketPin.allCases)
     func webSocketWithPin(_ kind: SocketPin) async throws {
         let server = try Server()
         let ca = try server.certificate("ca.pem")
+        // The hash as a pin failure prints it, and as other clients write it.
+        let serverKey = String("\(TLSPin.publicKey(of: try server.certificate("server.pem")))".dropFirst(11))
+        let otherKey = String("\(TLSPin.publicKey(of: try server.certificate("other.pem")))".dropFirst(11))
         let pin: TLSPin
         switch kind {
         case .certificate: pin = .certificate(ca)
         case .publicKey: pin = .publicKey(of: try server.certificate("server.pem"))
+        case .publicKeyHash: pin = try #require(TLSPin.publicKeyHash(serverKey))
         case .wrongPublicKey: pin = .publicKey(of: try server.certificate("other.pem"))
+        case .wrongPublicKeyHash: pin = try #require(TLSPin.publicKeyHash(otherKey))
         }
+        let wrong = kind == .wrongPublicKey || kind == .wrongPublicKeyHash
         let trust = TLSTrust([TLSTrust.Host("127.0.0.1", roots: [ca], pins: [pin])])
         let configuration = APIConfiguration(
             baseURL: try server.url("MAIN", scheme: "wss"),
@@ -240,13 +246,37 @@ struct TLSTrustTests {
                 break
             }
             await socket.close()
-            #expect(kind != .wrongPublicKey)
+            #expect(!wrong)
             #expect(received == .text("pinned"))
         } catch {
-            #expect(kind == .wrongPublicKey, "\(error)")
+            #expect(wrong, "\(error)")
             #expect(error.reason == .transport(.secureConnectionFailed), "\(error)")
+            // The refusal names the key the server presented: what to pin.
+            let refusal = try #require(error.tlsRefusal)
+            #expect(refusal.cause == .pinMismatch)
+            #expect(refusal.presentedKeys == [serverKey], "\(refusal)")
+            #expect("\(error)".contains("presented: public key \(serverKey)"), "\(error)")
             #expect(try await server.count(path) == 0)
         }
+    }
+
+    @Test("wss with a public-key pin of bytes that hold no key: refused before any I/O, never left unpinned")
+    func webSocketWithUnreadablePin() async throws {
+        let server = try Server()
+        let junk = TLSCertificate(der: Data([0x30, 0x03, 0x02, 0x01, 0x01]))
+        let trust = TLSTrust([
+            TLSTrust.Host("127.0.0.1", roots: [try server.certificate("ca.pem")], pins: [.publicKey(of: junk)])
+        ])
+        let configuration = APIConfiguration(
+            baseURL: try server.url("MAIN", scheme: "wss"),
+            executor: AsyncHTTPClientExecutor(trust: trust, cookies: nil))
+        let path = "/ws" + Self.path("unreadable-pin")
+        let error = await #expect(throws: APIError.self) {
+            _ = try await WebSocket<Void>(path).connect(using: configuration)
+        }
+        #expect(error?.reason == .transport(.secureConnectionFailed), "\(String(describing: error))")
+        #expect(error?.tlsRefusal?.cause == .unreadableCertificate)
+        #expect(try await server.count(path) == 0)
     }
 
     @Test("A key that cannot be read fails the call before any I/O, as a TLS failure")

@@ -74,11 +74,13 @@ extension URLSessionExecutor {
             }
 
             static func refuse(
-                _ cause: TLSRefusal.Cause, _ space: URLProtectionSpace, pins: [TLSPin] = []
+                _ cause: TLSRefusal.Cause, _ space: URLProtectionSpace, pins: [TLSPin] = [],
+                presentedKeys: [String] = []
             ) -> Answer {
                 Answer(
                     disposition: .cancelAuthenticationChallenge, credential: nil,
-                    refusal: TLSRefusal(host: space.host, port: space.port, cause: cause, pins: pins))
+                    refusal: TLSRefusal(
+                        host: space.host, port: space.port, cause: cause, pins: pins, presentedKeys: presentedKeys))
             }
         }
 
@@ -91,7 +93,9 @@ extension URLSessionExecutor {
                 switch serverCredential(challenge, rule: rule) {
                 case .success(let credential): return .use(credential)
                 case .failure(let refusal):
-                    return .refuse(refusal.cause, space, pins: refusal.cause == .pinMismatch ? rule.pins : [])
+                    let mismatch = refusal.cause == .pinMismatch
+                    return .refuse(
+                        refusal.cause, space, pins: mismatch ? rule.pins : [], presentedKeys: refusal.presentedKeys)
                 }
             case clientCertificate:
                 guard let identity = trust.rule(for: space.host)?.clientIdentity else { return .defaultHandling }
@@ -105,9 +109,11 @@ extension URLSessionExecutor {
         }
     }
 
-    /// Why ``TrustChallenge/serverCredential(_:rule:)`` refused a server.
+    /// Why ``TrustChallenge/serverCredential(_:rule:)`` refused a server, with the hashes of the public keys its
+    /// chain presented when no pin matched.
     struct ServerRefusal: Error {
         let cause: TLSRefusal.Cause
+        var presentedKeys: [String] = []
     }
 #endif
 
@@ -125,7 +131,7 @@ extension URLSessionExecutor {
             SecTrustSetPolicies(serverTrust, SecPolicyCreateSSL(true, challenge.protectionSpace.host as CFString))
             // A pinned certificate anchors a chain too, as on AsyncHTTPClientExecutor: a private authority can be
             // pinned without being listed twice.
-            let anchored = rule.roots + rule.pins.filter { $0.kind == .certificate }.map(\.certificate)
+            let anchored = rule.roots + rule.pins.filter { $0.kind == .certificate }.compactMap(\.certificate)
             if !anchored.isEmpty {
                 let anchors = anchored.compactMap { SecCertificateCreateWithData(nil, $0.der as CFData) }
                 guard anchors.count == anchored.count,
@@ -139,20 +145,18 @@ extension URLSessionExecutor {
             }
             if !rule.pins.isEmpty {
                 let chain = (SecTrustCopyCertificateChain(serverTrust) as? [SecCertificate]) ?? []
-                let certificates = chain.map { SecCertificateCopyData($0) as Data }
-                let keys = chain.compactMap(publicKey(of:))
+                let certificates = chain.map { TLSCertificate(der: SecCertificateCopyData($0) as Data) }
+                let keys = certificates.compactMap(\.publicKeyHash)
                 let pinned = rule.pins.contains { pin in
                     switch pin.kind {
-                    case .certificate:
-                        return certificates.contains(pin.certificate.der)
-                    case .publicKey:
-                        guard let certificate = SecCertificateCreateWithData(nil, pin.certificate.der as CFData),
-                            let key = publicKey(of: certificate)
-                        else { return false }
-                        return keys.contains(key)
+                    case .certificate: pin.certificate.map(certificates.contains) ?? false
+                    case .publicKey: pin.publicKeyHash.map(keys.contains) ?? false
                     }
                 }
-                guard pinned else { return .failure(ServerRefusal(cause: .pinMismatch)) }
+                guard pinned else {
+                    let presented = keys.map(TLSCertificate.fingerprint(ofHash:))
+                    return .failure(ServerRefusal(cause: .pinMismatch, presentedKeys: presented))
+                }
             }
             return .success(URLCredential(trust: serverTrust))
         }
@@ -165,12 +169,6 @@ extension URLSessionExecutor {
             if code == Int(errSecCertificateExpired) || code == Int(errSecCertificateNotValidYet) { return .expired }
             if code == Int(errSecHostNameMismatch) { return .wrongHost }
             return .untrustedIssuer
-        }
-
-        /// The external representation of `certificate`'s public key.
-        private static func publicKey(of certificate: SecCertificate) -> Data? {
-            guard let key = SecCertificateCopyKey(certificate) else { return nil }
-            return SecKeyCopyExternalRepresentation(key, nil) as Data?
         }
 
         /// The credential of a PKCS#12 `identity`, `nil` when it cannot be read (or is in PEM, which
