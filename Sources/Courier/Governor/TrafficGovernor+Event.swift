@@ -23,7 +23,8 @@ extension TrafficGovernor {
         /// Why a call was refused, for a ``Kind/refused`` event; `nil` for any other.
         public let refusal: GovernorRefusal?
         /// How long the origin is paused, for a ``Kind/paused`` event; how long the breaker stays open, for a
-        /// ``Kind/refused`` event of an open breaker; `nil` otherwise.
+        /// ``Kind/refused`` event of an open breaker (its cool-down, for a half-open one whose probe is in flight);
+        /// `nil` otherwise.
         public let delay: Duration?
 
         init(_ kind: Kind, at origin: Origin, refusal: GovernorRefusal? = nil, delay: Duration? = nil) {
