@@ -312,12 +312,11 @@ private final class PublicKeyPinGate: ChannelDuplexHandler, RemovableChannelHand
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event, !open {
             let key =
                 (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
-                .flatMap { try? TLSCertificate(der: Data($0.toDERBytes())).publicKeyHash }
+                .flatMap { try? TLSPin.publicKey(of: TLSCertificate(der: Data($0.toDERBytes()))).publicKeyHash }
             let writes = held
             held.removeAll()
             guard let key, pins.contains(key) else {
-                let presented = key.map { [TLSCertificate.fingerprint(ofHash: $0)] } ?? []
-                let missing = PinnedKeyMissing(presentedKeys: presented)
+                let missing = PinnedKeyMissing(presentedKeyHashes: key.map { [$0] } ?? [])
                 mismatch(missing)
                 for (_, promise) in writes { promise?.fail(missing) }
                 context.fireErrorCaught(missing)
@@ -363,8 +362,8 @@ private final class TLSErrorRecorder: ChannelInboundHandler, RemovableChannelHan
 
 /// The server's certificate has none of the public keys pinned for its host.
 struct PinnedKeyMissing: Error, CustomStringConvertible {
-    /// The `sha256/…` hash of the public key the server's certificate holds (empty when it could not be read).
-    let presentedKeys: [String]
+    /// The SHA-256 of the SubjectPublicKeyInfo the server's certificate holds (empty when it could not be read).
+    let presentedKeyHashes: [[UInt8]]
 
     var description: String { "the server's certificate has none of the public keys pinned for its host" }
 }

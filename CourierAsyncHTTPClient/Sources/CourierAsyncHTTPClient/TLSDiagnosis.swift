@@ -45,8 +45,8 @@ enum TLSDiagnosis {
                 cause = .expired
             }
         }
-        let presented = (error as? PinnedKeyMissing)?.presentedKeys ?? []
-        return TLSRefusal(host: host, port: port, cause: cause, pins: pins, presentedKeys: presented)
+        let presented = (error as? PinnedKeyMissing)?.presentedKeyHashes ?? []
+        return TLSRefusal(host: host, port: port, cause: cause, pins: pins, presentedKeyHashes: presented)
     }
 
     /// The cause `error` tells by itself; `nil` for a failed chain verification, whose cause needs the chain.

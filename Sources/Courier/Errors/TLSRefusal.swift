@@ -32,14 +32,14 @@ public struct TLSRefusal: Sendable, Hashable, CustomStringConvertible {
     public let presentedKeys: [String]
 
     /// A refusal of the connection to `host` and `port` for `cause`, with the `pins` configured for the host and
-    /// the hashes of the `presentedKeys`.
+    /// the SHA-256 of each SubjectPublicKeyInfo the server presented (`presentedKeyHashes`).
     @_spi(CourierInternals)
-    public init(host: String, port: Int, cause: Cause, pins: [TLSPin] = [], presentedKeys: [String] = []) {
+    public init(host: String, port: Int, cause: Cause, pins: [TLSPin] = [], presentedKeyHashes: [[UInt8]] = []) {
         self.host = host
         self.port = port
         self.cause = cause
         self.pins = pins
-        self.presentedKeys = presentedKeys
+        self.presentedKeys = presentedKeyHashes.map(TLSCertificate.fingerprint(ofHash:))
     }
 
     /// `host:port: cause`, and the pins of a pin failure with the keys presented: `127.0.0.1:8443: no pin matched

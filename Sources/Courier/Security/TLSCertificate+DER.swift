@@ -18,12 +18,12 @@ extension TLSCertificate {
 
     /// The SHA-256 of the certificate's SubjectPublicKeyInfo (what a public-key pin holds), `nil` when the bytes are
     /// not a certificate.
-    @_spi(CourierInternals) public var publicKeyHash: [UInt8]? {
+    var publicKeyHash: [UInt8]? {
         subjectPublicKeyInfo.map(Self.sha256)
     }
 
     /// `sha256/<base64>` of a SHA-256.
-    @_spi(CourierInternals) public static func fingerprint(ofHash hash: [UInt8]) -> String {
+    static func fingerprint(ofHash hash: [UInt8]) -> String {
         "sha256/" + Data(hash).base64EncodedString()
     }
 

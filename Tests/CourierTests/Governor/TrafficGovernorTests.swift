@@ -55,6 +55,33 @@ struct TrafficGovernorTests {
         return (stub, entered.stream, release.continuation)
     }
 
+    /// A governor with a limit of 1 and a queue of 1 (each wait up to 30 s) over a ``blocking()`` stub, whose one
+    /// slot a call to `/slow` holds until `release` yields.
+    struct HeldSlot {
+        let governor: TrafficGovernor
+        let stub: StubExecutor
+        let entered: AsyncStream<Void>
+        let release: AsyncStream<Void>.Continuation
+        let events: Events
+        let configuration: APIConfiguration
+        /// The call to `/slow`, in the slot.
+        let slow: Task<APIError.Reason?, Never>
+    }
+
+    /// Starts the call to `/slow` and returns once it holds the slot.
+    static func holdingTheSlot() async -> HeldSlot {
+        let governor = TrafficGovernor(
+            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
+        let (stub, entered, release) = blocking()
+        let events = Events()
+        let configuration = configuration(stub, plugins: [governor], events: events)
+        let slow = Task { await reason("/slow", configuration) }
+        for await _ in entered { break }
+        return HeldSlot(
+            governor: governor, stub: stub, entered: entered, release: release, events: events,
+            configuration: configuration, slow: slow)
+    }
+
     static func configuration(
         _ stub: StubExecutor, plugins: [any APIPlugin], events: Events = Events(), timeout: Duration = .seconds(10)
     ) -> APIConfiguration {
@@ -254,14 +281,10 @@ struct TrafficGovernorTests {
 
     @Test("With a queue, a waiting call goes when the slot is freed; one that waits past maxWait is refused")
     func queue() async throws {
-        let governor = TrafficGovernor(
-            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
-        let (stub, entered, release) = Self.blocking()
-        let events = Events()
-        let configuration = Self.configuration(stub, plugins: [governor], events: events)
-
-        let slow = Task { await Self.reason("/slow", configuration) }
-        for await _ in entered { break }
+        let held = await Self.holdingTheSlot()
+        let (stub, entered, release, events, configuration, slow) = (
+            held.stub, held.entered, held.release, held.events, held.configuration, held.slow
+        )
         let waiting = Task { await Self.reason("/waited", configuration) }
         while events.details.value.isEmpty { await Task.yield() }
         // The queue of one is full: a third call is refused at once.
@@ -284,37 +307,26 @@ struct TrafficGovernorTests {
 
     @Test("A call whose deadline comes before a slot fails with timedOut, and nothing is sent")
     func slotPastDeadline() async throws {
-        let governor = TrafficGovernor(
-            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
-        let (stub, entered, release) = Self.blocking()
-        let slow = Task { await Self.reason("/slow", Self.configuration(stub, plugins: [governor])) }
-        for await _ in entered { break }
+        let held = await Self.holdingTheSlot()
 
-        let hurried = Self.configuration(stub, plugins: [governor], timeout: .milliseconds(100))
+        let hurried = Self.configuration(held.stub, plugins: [held.governor], timeout: .milliseconds(100))
         #expect(await Self.reason("/x", hurried) == .transport(.timedOut))
-        release.yield()
-        #expect(await slow.value == nil)
-        #expect(stub.requests.map(\.url.path) == ["/slow"])
+        held.release.yield()
+        #expect(await held.slow.value == nil)
+        #expect(held.stub.requests.map(\.url.path) == ["/slow"])
     }
 
     @Test("Cancelling a call that waits for a slot fails it with cancelled, and frees its place in the queue")
     func cancelWhileWaiting() async throws {
-        let governor = TrafficGovernor(
-            circuitBreaker: nil, concurrencyLimit: .init(maxCalls: 1, maxWaiting: 1, maxWait: .seconds(30)))
-        let (stub, entered, release) = Self.blocking()
-        let events = Events()
-        let configuration = Self.configuration(stub, plugins: [governor], events: events)
-
-        let slow = Task { await Self.reason("/slow", configuration) }
-        for await _ in entered { break }
-        let waiting = Task { await Self.reason("/waited", configuration) }
-        while events.details.value.isEmpty { await Task.yield() }
+        let held = await Self.holdingTheSlot()
+        let waiting = Task { await Self.reason("/waited", held.configuration) }
+        while held.events.details.value.isEmpty { await Task.yield() }
         waiting.cancel()
         #expect(await waiting.value == .transport(.cancelled))
-        #expect(governor.origins.value.values.first?.limit?.waiting == [])
-        release.yield()
-        #expect(await slow.value == nil)
-        #expect(stub.requests.map(\.url.path) == ["/slow"])
+        #expect(held.governor.origins.value.values.first?.limit?.waiting == [])
+        held.release.yield()
+        #expect(await held.slow.value == nil)
+        #expect(held.stub.requests.map(\.url.path) == ["/slow"])
     }
 
     // MARK: A scripted upstream

@@ -188,14 +188,15 @@ import Testing
     func refusalListsPresentedKeys() throws {
         let pin = try #require(TLSPin.publicKeyHash(Self.keyFingerprint))
         let presented = "sha256/+w0bQ8zRg6Kl7VJQCBrEvSzjeioEnCzKind8vuOctHs="
+        let hash = try #require(TLSPin.publicKeyHash(presented)?.publicKeyHash)
         let refusal = TLSRefusal(
-            host: "api.example.com", port: 443, cause: .pinMismatch, pins: [pin], presentedKeys: [presented])
+            host: "api.example.com", port: 443, cause: .pinMismatch, pins: [pin], presentedKeyHashes: [hash])
         #expect(
             "\(refusal)"
                 == "api.example.com:443: no pin matched (pinned for the host: public key \(Self.keyFingerprint); "
                 + "presented: public key \(presented))")
         #expect(TLSPin.publicKeyHash(refusal.presentedKeys[0]) != nil)
-        let other = TLSRefusal(host: "api.example.com", port: 443, cause: .expired, presentedKeys: [presented])
+        let other = TLSRefusal(host: "api.example.com", port: 443, cause: .expired, presentedKeyHashes: [hash])
         #expect("\(other)" == "api.example.com:443: the server's certificate has expired or is not yet valid")
     }
 }

@@ -75,12 +75,13 @@ extension URLSessionExecutor {
 
             static func refuse(
                 _ cause: TLSRefusal.Cause, _ space: URLProtectionSpace, pins: [TLSPin] = [],
-                presentedKeys: [String] = []
+                presentedKeyHashes: [[UInt8]] = []
             ) -> Answer {
                 Answer(
                     disposition: .cancelAuthenticationChallenge, credential: nil,
                     refusal: TLSRefusal(
-                        host: space.host, port: space.port, cause: cause, pins: pins, presentedKeys: presentedKeys))
+                        host: space.host, port: space.port, cause: cause, pins: pins,
+                        presentedKeyHashes: presentedKeyHashes))
             }
         }
 
@@ -95,7 +96,8 @@ extension URLSessionExecutor {
                 case .failure(let refusal):
                     let mismatch = refusal.cause == .pinMismatch
                     return .refuse(
-                        refusal.cause, space, pins: mismatch ? rule.pins : [], presentedKeys: refusal.presentedKeys)
+                        refusal.cause, space, pins: mismatch ? rule.pins : [],
+                        presentedKeyHashes: refusal.presentedKeyHashes)
                 }
             case clientCertificate:
                 guard let identity = trust.rule(for: space.host)?.clientIdentity else { return .defaultHandling }
@@ -109,11 +111,11 @@ extension URLSessionExecutor {
         }
     }
 
-    /// Why ``TrustChallenge/serverCredential(_:rule:)`` refused a server, with the hashes of the public keys its
+    /// Why ``TrustChallenge/serverCredential(_:rule:)`` refused a server, with the SHA-256 of each public key its
     /// chain presented when no pin matched.
     struct ServerRefusal: Error {
         let cause: TLSRefusal.Cause
-        var presentedKeys: [String] = []
+        var presentedKeyHashes: [[UInt8]] = []
     }
 #endif
 
@@ -153,10 +155,7 @@ extension URLSessionExecutor {
                     case .publicKey: pin.publicKeyHash.map(keys.contains) ?? false
                     }
                 }
-                guard pinned else {
-                    let presented = keys.map(TLSCertificate.fingerprint(ofHash:))
-                    return .failure(ServerRefusal(cause: .pinMismatch, presentedKeys: presented))
-                }
+                guard pinned else { return .failure(ServerRefusal(cause: .pinMismatch, presentedKeyHashes: keys)) }
             }
             return .success(URLCredential(trust: serverTrust))
         }
