@@ -17,6 +17,7 @@
 #     courier_sseserver_start             # COURIER_SSE_URL (Server-Sent Events)
 #     courier_tlsserver_start             # COURIER_TLS_DIR, COURIER_TLS_*_PORT (a private CA and its TLS origins)
 #     courier_nginx_start                 # COURIER_NGINX_URL, COURIER_BIG_FILE_BYTES, COURIER_BIG_FILE_SHA256
+#     courier_h2server_start              # COURIER_H2_URL, COURIER_H2_GOAWAY_URL, COURIER_H1_TLS_URL (nginx, h2)
 #
 # Or run it to keep servers up while you work (it prints the `export` lines; Ctrl-C stops them):
 #
@@ -432,6 +433,107 @@ courier_nginx_stop() {
     unset COURIER_NGINX_PID COURIER_NGINX_URL COURIER_BIG_FILE_BYTES COURIER_BIG_FILE_SHA256
 }
 
+# courier_h2server_start: a private nginx speaking HTTP/2 over TLS (ALPN `h2`, and HTTP/1.1 for a client that asks
+# for it), in front of the fault server, with the TLS server's certificate (start both first). Three origins on
+# 127.0.0.1, each with its own port:
+#   COURIER_H2_URL        HTTP/2 and HTTP/1.1 (the client's choice by ALPN):
+#                           GET /connection   200 "<nginx's connection number> <protocol>" (`42 HTTP/2.0`)
+#                           GET /reset        the stream reset (RST_STREAM); the connection and its other streams go on
+#                           anything else     the fault server's route (/count, /flaky, /status/…)
+#   COURIER_H2_GOAWAY_URL the same, but each connection serves 4 requests, then sends GOAWAY: the streams after
+#                         the 4th are not processed
+#   COURIER_H1_TLS_URL    the same as COURIER_H2_URL with HTTP/1.1 only (a benchmark's baseline)
+# Files and logs: .build/private/h2server.
+courier_h2server_start() {
+    local root dir nginx port goaway_port h1_port user_line
+    root="$(_courier_root)" || return 1
+    if [[ -n "${COURIER_H2_PID:-}" ]] && kill -0 "$COURIER_H2_PID" 2>/dev/null; then return 0; fi
+    if [[ -z "${COURIER_TLS_DIR:-}" || -z "${COURIER_FAULT_URL:-}" ]]; then
+        echo "h2server: error: start the TLS server and the fault server first" >&2
+        return 1
+    fi
+    mkdir -p "$root/.build/private" && chmod 700 "$root/.build/private" || return 1
+    dir="$root/.build/private/h2server"
+    rm -rf "$dir" && mkdir -p "$dir/logs" "$dir/tmp" || return 1
+    # The certificate and key live in the TLS server's folder, which it removes when it stops: nginx keeps copies.
+    cp "$COURIER_TLS_DIR/server.pem" "$COURIER_TLS_DIR/server.key" "$dir/" || return 1
+    _courier_nginx_install || return 1
+    nginx="$(_courier_nginx_path)"
+    port="$(_courier_free_port)" && goaway_port="$(_courier_free_port)" && h1_port="$(_courier_free_port)" || return 1
+    user_line=""
+    if [[ "$(id -u)" == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
+    cat >"$dir/nginx.conf" <<CONF
+daemon off;
+$user_line
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    default_type text/plain;
+    ssl_certificate $dir/server.pem;
+    ssl_certificate_key $dir/server.key;
+    http2_max_concurrent_streams 128;
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    proxy_http_version 1.1;
+    proxy_buffering off;
+    proxy_request_buffering off;
+    server {
+        listen 127.0.0.1:$port ssl http2;
+        location = /connection { return 200 "\$connection \$server_protocol"; }
+        location = /reset { return 444; }
+        location / { proxy_pass $COURIER_FAULT_URL; }
+    }
+    server {
+        listen 127.0.0.1:$goaway_port ssl http2;
+        keepalive_requests 4;
+        location = /connection { return 200 "\$connection \$server_protocol"; }
+        location / { proxy_pass $COURIER_FAULT_URL; }
+    }
+    server {
+        listen 127.0.0.1:$h1_port ssl;
+        location = /connection { return 200 "\$connection \$server_protocol"; }
+        location / { proxy_pass $COURIER_FAULT_URL; }
+    }
+}
+CONF
+    _courier_spawn COURIER_H2_PID /dev/null "$dir/logs/error.log" "$nginx" -p "$dir" -c "$dir/nginx.conf"
+    if ! _courier_wait_h2 "$COURIER_H2_PID" "https://127.0.0.1:$port/connection" 20; then
+        courier_h2server_stop
+        _courier_fail h2server "$dir/logs/error.log" "nginx does not answer over HTTP/2"
+        return 1
+    fi
+    export COURIER_H2_URL="https://127.0.0.1:$port" COURIER_H2_GOAWAY_URL="https://127.0.0.1:$goaway_port"
+    export COURIER_H1_TLS_URL="https://127.0.0.1:$h1_port"
+}
+
+# _courier_wait_h2 PID URL SECONDS: true once URL answers `200` over TLS with the test CA; false if PID ends or
+# SECONDS pass first.
+_courier_wait_h2() {
+    local pid="$1" url="$2" deadline=$((SECONDS + $3))
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
+        if "$(_courier_python)" - "$url" "$COURIER_TLS_DIR/ca.pem" 2>/dev/null <<'PY'; then return 0; fi
+import ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[2])
+sys.exit(0 if urllib.request.urlopen(sys.argv[1], context=context, timeout=2).status == 200 else 1)
+PY
+        sleep 0.1
+    done
+    return 1
+}
+
+courier_h2server_stop() {
+    _courier_stop "${COURIER_H2_PID:-}" 5
+    unset COURIER_H2_PID COURIER_H2_URL COURIER_H2_GOAWAY_URL COURIER_H1_TLS_URL
+}
+
 # courier_openapiserver_start DESCRIPTION_JSON: the OpenAPI mock server (scripts/servers/openapiserver.py) for
 # one OpenAPI 3.x JSON description: it serves it at /openapi.json and answers every operation after checking the
 # request against it. COURIER_OPENAPI_URL.
@@ -503,6 +605,7 @@ courier_kinto_stop() {
 
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
+    courier_h2server_stop
     courier_tlsserver_stop
     courier_kinto_stop
     courier_openapiserver_stop

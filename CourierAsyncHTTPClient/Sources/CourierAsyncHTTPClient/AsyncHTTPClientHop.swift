@@ -34,17 +34,31 @@ struct AsyncHTTPClientHop {
             throw await failure(error).diagnosed(
                 url: hop.url, tls: tls, group: client.eventLoopGroup, within: deadline - .now())
         }
+        let version = Self.version(response.version)
         if hop.recordsTimeline {
             // What AsyncHTTPClient tells of the connection: the protocol version (not whether it was reused).
-            hop.record(.connection, detail: "HTTP/\(response.version.major).\(response.version.minor)")
+            hop.record(.connection, detail: "HTTP/" + version)
         }
         if let cookies {
             let fields = response.headers["Set-Cookie"]
             if !fields.isEmpty { cookies.store(setCookieFields: fields, from: hop.url) }
         }
-        return APIResponse(
+        var received = APIResponse(
             statusCode: Int(response.status.code), headers: Courier.HTTPHeaders(response.headers),
             body: .stream(stream(of: response.body)), url: hop.url, request: hop)
+        received.httpVersion = version
+        return received
+    }
+
+    /// `version` as OpenTelemetry's `network.protocol.version` writes it: `1.1`, `2` (not `2.0`).
+    static func version(_ version: NIOHTTP1.HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "1.1"  // literals: nothing formatted for the usual versions
+        case (2, 0): "2"
+        case (1, 0): "1.0"
+        case (let major, 0) where major > 2: "\(major)"
+        case (let major, let minor): "\(major).\(minor)"
+        }
     }
 
     /// The request as an `HTTPClientRequest`, with the jar's cookies for its URL merged into the hop's own `Cookie`

@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -34,6 +35,10 @@ enum TransportClassifier {
             return .transport(problem(errno: error.errnoCode))
         case let error as ChannelError:
             return .transport(problem(for: error))
+        case is NIOHTTP2Errors.StreamClosed:
+            // HTTP/2: the server reset the request's stream (RST_STREAM), or closed it as one a GOAWAY left out
+            // (SwiftNIO tells neither apart): the stream is lost, the connection and its other streams go on.
+            return .transport(.connectionLost)
         case let error as HTTPParserError:
             // A response that ends before its head is complete: the connection broke (a bare status line).
             return .transport(error == .invalidEOFState ? .connectionLost : .other)

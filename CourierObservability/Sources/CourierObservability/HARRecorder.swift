@@ -99,6 +99,8 @@ extension HAR.Entry {
                 decode: phases.decode),
             attempts: timeline.attempts > 1 ? timeline.attempts : nil,
             error: timeline.failure.map { "\($0)" })
+        self.request.httpVersion = HAR.httpVersion(phases.httpVersion)
+        self.response.httpVersion = self.request.httpVersion
     }
 
     /// `duration` in milliseconds.
@@ -117,6 +119,8 @@ extension HAR.Entry {
         var receive = 0.0
         var decode = 0.0
         var received: Int?
+        /// The HTTP version of the last attempt's response, where the executor told it.
+        var httpVersion: String?
 
         var total: Double { blocked + send + wait + receive + decode }
 
@@ -146,6 +150,7 @@ extension HAR.Entry {
             receive = phase(to: bodyEnd)
             decode = phase(to: end)
             received = ofLast.last { $0.kind == .responseReceived }?.bytes
+            httpVersion = ofLast.last { $0.httpVersion != nil }?.httpVersion
         }
     }
 }

@@ -14,7 +14,9 @@ import Foundation
 ///
 /// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.template` (the endpoint's path
 /// template, `/users/{login}`, never a path with its values: the number of series stays bounded),
-/// `http.response.status_code` (when a response arrived) and, on failure only, `error.type`: the status code
+/// `http.response.status_code` (when a response arrived), `network.protocol.version` (`1.1`, `2`: of each
+/// attempt's response, on `http.client.request.duration`, where the executor knows it) and, on failure only,
+/// `error.type`: the status code
 /// (`404`) or a short category (`timeout`, `cannot_connect`, `offline`, `cancelled`, `connection_lost`,
 /// `tls_failed`, `response_too_large`, `redirect_refused`, `decoding_failed`, `rejected_by_service`,
 /// `invalid_request`, `not_cached`, `_OTHER`).
@@ -86,9 +88,10 @@ public struct MetricsObserver: CallObserver {
                 if fromCache { continue }
                 // The timeline keeps an attempt's failure as text: the call's reason stands for it.
                 let failure = event.kind == .attemptFailed ? timeline.failure ?? .other : nil
-                attempts.append(
-                    CallOutcome.Attempt(duration: event.instant - begun, statusCode: event.statusCode, failure: failure)
-                )
+                var attempt = CallOutcome.Attempt(
+                    duration: event.instant - begun, statusCode: event.statusCode, failure: failure)
+                attempt.httpVersion = event.httpVersion
+                attempts.append(attempt)
             default:
                 continue
             }
@@ -108,7 +111,8 @@ public struct MetricsObserver: CallObserver {
             // A status the call does not accept is the call's failure, not the attempt's: OpenTelemetry's error.type
             // of a request is its status code from 400 on.
             let type = attemptError ?? (attempt.statusCode.map { $0 >= 400 ? "\($0)" : nil } ?? nil)
-            series.handles(status: attempt.statusCode, errorType: type, needs: .attempt).requestDuration?
+            series.handles(status: attempt.statusCode, errorType: type, version: attempt.httpVersion, needs: .attempt)
+                .requestDuration?
                 .recordNanoseconds(Self.nanoseconds(attempt.duration))
         }
         let handles = series.handles(
@@ -297,6 +301,8 @@ final class MetricSeries: Sendable {
     struct Outcome: Hashable {
         let status: Int?
         let errorType: String?
+        /// The HTTP version of an attempt's response (`network.protocol.version`); `nil` for a call's metrics.
+        var version: String? = nil
     }
 
     /// The metrics of one outcome; each is made when a call or an attempt first needs it (a series no call recorded
@@ -346,8 +352,8 @@ final class MetricSeries: Sendable {
 
     /// The metrics of a call or an attempt that ended with `status` (when a response arrived) and `errorType`
     /// (when it failed), with those `needs` asks for.
-    func handles(status: Int?, errorType: String?, needs: Needs) -> Handles {
-        let outcome = Outcome(status: status, errorType: errorType)
+    func handles(status: Int?, errorType: String?, version: String? = nil, needs: Needs) -> Handles {
+        let outcome = Outcome(status: status, errorType: errorType, version: version)
         return outcomes.withLockedValue { outcomes in
             if let last = outcomes.last, last.outcome == outcome, last.handles.covers(needs) { return last.handles }
             let handles = made(outcome, known: outcomes.all[outcome], needs: needs)
@@ -368,6 +374,7 @@ final class MetricSeries: Sendable {
         var dimensions = self.dimensions
         if let status = outcome.status { dimensions.append(("http.response.status_code", "\(status)")) }
         if let errorType = outcome.errorType { dimensions.append(("error.type", errorType)) }
+        if let version = outcome.version { dimensions.append(("network.protocol.version", version)) }
         var handles = known ?? Handles()
         if needs.attempt, handles.requestDuration == nil {
             handles.requestDuration = CoreMetrics.Timer(

@@ -56,6 +56,10 @@ struct HARRecorderTests {
         #expect(entries.map { ($0["response"] as? [String: Any])?["status"] as? Int } == [200, 200, 404])
         #expect(entries[2]["_error"] != nil)
         #expect(entries[0]["_error"] == nil)
+        // A stub does not say which HTTP it spoke.
+        #expect(
+            entries.map { ($0["response"] as? [String: Any])?["httpVersion"] as? String }
+                == .init(repeating: "unknown", count: 3))
         for entry in entries {
             let timings = try #require(entry["timings"] as? [String: Any])
             let phases = ["blocked", "send", "wait", "receive", "_decode"].map { Self.number(timings[$0]) ?? -1 }
@@ -74,6 +78,20 @@ struct HARRecorderTests {
         let text = try #require(String(data: data, encoding: .utf8))
         for secret in Self.secrets { #expect(!text.contains(secret), "\(secret) in the HAR file") }
         #expect(text.contains("Authorization"))
+    }
+
+    @Test(
+        "HTTP versions as HAR writes them, and read back",
+        arguments: [("1.1", "HTTP/1.1"), ("2", "HTTP/2"), ("3", "HTTP/3"), ("1.0", "HTTP/1.0"), (nil, "unknown")])
+    func httpVersions(version: String?, written: String) {
+        #expect(HAR.httpVersion(version) == written)
+        #expect(HAR.version(ofHTTPVersion: written) == version)
+    }
+
+    @Test(
+        "Other spellings of a HAR file's httpVersion", arguments: [("HTTP/2.0", "2"), ("h2", "2"), ("http/1.1", "1.1")])
+    func otherSpellings(text: String, version: String) {
+        #expect(HAR.version(ofHTTPVersion: text) == version)
     }
 
     @Test("A failing call's timeline, from its error, as a file of its own; the recorder keeps the last calls only")

@@ -232,4 +232,39 @@ struct MetricsObserverTests {
 
         #expect(metrics.recorders(label: "http.client.response.body.size").only?.values == [3000])
     }
+
+    /// A transport that answers `200` over the HTTP version it is given, as an executor that knows it does.
+    struct VersionedTransport: HTTPTransport {
+        let version: String?
+
+        func send(_ hop: APIRequest) async throws -> APIResponse {
+            var response = APIResponse(statusCode: 200, body: .data(Data("ok".utf8)), request: hop)
+            response.httpVersion = version
+            return response
+        }
+    }
+
+    @Test(
+        "network.protocol.version: each attempt's HTTP version, on request durations only, with and without a timeline",
+        arguments: [false, true])
+    func protocolVersion(withTimeline: Bool) async throws {
+        let metrics = TestMetrics()
+        var observers: [any CallObserver] = [.metrics(factory: metrics)]
+        // A HAR recorder watches events: the calls then record a timeline, which `.metrics()` reads instead.
+        if withTimeline { observers.append(HARRecorder()) }
+        let base = URL(string: "https://api.example.com")
+        let h2 = APIConfiguration(baseURL: base, executor: VersionedTransport(version: "2"), observers: observers)
+        let unknown = h2.with { $0.executor = VersionedTransport(version: nil) }
+
+        _ = try await GET<Void>("/items").request(using: h2) as Data
+        _ = try await GET<Void>("/items").request(using: unknown) as Data
+
+        let versions = metrics.timers(label: Self.duration).map {
+            Self.dimensions($0.dimensions)["network.protocol.version"]
+        }
+        #expect(versions.sorted { ($0 ?? "") < ($1 ?? "") } == [nil, "2"])
+        let calls = metrics.timers(label: Self.callDuration).map { Self.dimensions($0.dimensions) }
+        #expect(calls.count == 1)
+        #expect(calls.allSatisfy { $0["network.protocol.version"] == nil })
+    }
 }

@@ -48,6 +48,8 @@ public struct CallOutcome: Sendable {
         public let statusCode: Int?
         /// Why the attempt failed, when no response arrived.
         public let failure: APIError.Reason?
+        /// The version of HTTP its response came over, where the executor knows it (``APIResponse/httpVersion``).
+        public var httpVersion: String? = nil
 
         /// An attempt that took `duration` and ended with `statusCode` or `failure`.
         public init(duration: Duration, statusCode: Int?, failure: APIError.Reason?) {

@@ -119,7 +119,7 @@ final class CallRecorder: Sendable {
     /// tells the observers; nothing when the call records no events.
     func record(
         _ kind: CallTimeline.Event.Kind, statusCode: Int? = nil, bytes: Int? = nil, delay: Duration? = nil,
-        detail: String? = nil
+        detail: String? = nil, httpVersion: String? = nil
     ) {
         if let measures {
             if kind == .attemptStarted {
@@ -129,13 +129,16 @@ final class CallRecorder: Sendable {
             }
         }
         guard state != nil else { return }
-        record(kind, at: .now, statusCode: statusCode, bytes: bytes, delay: delay, detail: detail)
+        record(
+            kind, at: .now, statusCode: statusCode, bytes: bytes, delay: delay, detail: detail,
+            httpVersion: httpVersion)
     }
 
     /// Records an event that happened at `instant`.
     private func record(
         _ kind: CallTimeline.Event.Kind, at instant: ContinuousClock.Instant, statusCode: Int? = nil,
-        bytes: Int? = nil, delay: Duration? = nil, detail: String? = nil, failure: APIError.Reason? = nil
+        bytes: Int? = nil, delay: Duration? = nil, detail: String? = nil, httpVersion: String? = nil,
+        failure: APIError.Reason? = nil
     ) {
         guard let state else { return }
         let (event, snapshot) = state.withLock { timeline in
@@ -143,7 +146,7 @@ final class CallRecorder: Sendable {
             if kind == .attemptStarted { attempt += 1 }
             let event = CallTimeline.Event(
                 kind, at: instant, attempt: attempt, statusCode: statusCode, bytes: bytes, delay: delay,
-                detail: detail)
+                detail: detail, httpVersion: httpVersion)
             timeline.events.append(event)
             if let failure { timeline.failure = failure }
             return (event, timeline)
@@ -244,15 +247,18 @@ final class CallRecorder: Sendable {
 
     /// Measures the attempt that ended with `statusCode` or `failure`; one the cache answered without the server
     /// is not a request sent.
-    private func measureAttempt(statusCode: Int?, failure: APIError.Reason?, fromCache: Bool) {
+    private func measureAttempt(
+        statusCode: Int?, failure: APIError.Reason?, fromCache: Bool, httpVersion: String? = nil
+    ) {
         guard let measures else { return }
         let now = ContinuousClock.now
         measures.withLock { measures in
             guard let start = measures.attemptStart else { return }
             measures.attemptStart = nil
             if fromCache { return }
-            measures.attempts.append(
-                CallOutcome.Attempt(duration: now - start, statusCode: statusCode, failure: failure))
+            var attempt = CallOutcome.Attempt(duration: now - start, statusCode: statusCode, failure: failure)
+            attempt.httpVersion = httpVersion
+            measures.attempts.append(attempt)
         }
     }
 
@@ -261,9 +267,12 @@ final class CallRecorder: Sendable {
         if measures != nil {
             let hit = response.cacheHit
             measureAttempt(
-                statusCode: response.statusCode, failure: nil, fromCache: hit != nil && hit?.revalidated != true)
+                statusCode: response.statusCode, failure: nil, fromCache: hit != nil && hit?.revalidated != true,
+                httpVersion: response.httpVersion)
         }
-        record(.responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count)
+        record(
+            .responseReceived, statusCode: response.statusCode, bytes: response.body.data?.count,
+            httpVersion: response.httpVersion)
     }
 
     /// Records the end of an attempt through the transport.

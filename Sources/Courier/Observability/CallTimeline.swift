@@ -111,10 +111,13 @@ extension CallTimeline {
         /// redirect's hop (`<origin> → <origin>, credentials removed`), a failure's reason, what an executor knows
         /// of the connection (`HTTP/1.1, reused connection`).
         public let detail: String?
+        /// The version of HTTP a response came over (``APIResponse/httpVersion``: `1.1`, `2`), on the events of a
+        /// response's head and end, where the executor knows it.
+        public let httpVersion: String?
 
         init(
             _ kind: Kind, at instant: ContinuousClock.Instant, attempt: Int, statusCode: Int? = nil,
-            bytes: Int? = nil, delay: Duration? = nil, detail: String? = nil
+            bytes: Int? = nil, delay: Duration? = nil, detail: String? = nil, httpVersion: String? = nil
         ) {
             self.kind = kind
             self.instant = instant
@@ -123,6 +126,7 @@ extension CallTimeline {
             self.bytes = bytes
             self.delay = delay
             self.detail = detail
+            self.httpVersion = httpVersion
         }
 
         var description: String {
@@ -132,6 +136,7 @@ extension CallTimeline {
             if let statusCode { parts.append("\(statusCode)") }
             if let bytes { parts.append("\(bytes) bytes") }
             if let delay { parts.append("wait " + CallTimeline.milliseconds(delay)) }
+            if let httpVersion { parts.append("HTTP/" + httpVersion) }
             if let detail { parts.append(detail) }
             return parts.isEmpty ? text : text + " " + parts.joined(separator: ", ")
         }

@@ -31,6 +31,24 @@ public struct HAR: Codable, Sendable {
         ISO8601Parser.date(from: text) ?? (try? Date(text, strategy: .iso8601))
     }
 
+    /// An ``APIResponse/httpVersion`` as an archive's `httpVersion` writes it: `HTTP/1.1`, `HTTP/2`; `unknown` for
+    /// `nil` (an executor that does not tell).
+    public static func httpVersion(_ version: String?) -> String {
+        version.map { "HTTP/" + $0 } ?? "unknown"
+    }
+
+    /// The ``APIResponse/httpVersion`` an archive's `httpVersion` names: `2` for `HTTP/2` (and `HTTP/2.0`, `h2`),
+    /// `1.1` for `HTTP/1.1`; `nil` for `unknown` or anything else.
+    public static func version(ofHTTPVersion text: String) -> String? {
+        switch text.lowercased() {
+        case "http/1.0": "1.0"
+        case "http/1.1": "1.1"
+        case "http/2", "http/2.0", "h2": "2"
+        case "http/3", "http/3.0", "h3": "3"
+        default: nil
+        }
+    }
+
     /// The archive's content.
     public struct Log: Codable, Sendable {
         /// The format's version, `1.2`.

@@ -83,6 +83,11 @@ public struct APIResponse: Sendable {
     /// Set when the ``ResponseCache`` answered: the entry's age and whether the server revalidated it;
     /// `nil` for a response from the network.
     public var cacheHit: CacheHit? = nil
+    /// The version of HTTP the response came over, as OpenTelemetry's `network.protocol.version` writes it: `1.0`,
+    /// `1.1`, `2` or `3`; `nil` when the executor does not know (`URLSessionExecutor`: URLSession tells the protocol
+    /// only in its task metrics, once the body has arrived). Executors set it; the timeline, `.metrics()` and HAR
+    /// files show it.
+    public var httpVersion: String? = nil
 
     /// Creates a response. Executors create these; tests can too.
     public init(

@@ -20,9 +20,11 @@ extension TransportCall {
 
     /// The call's response: `response`'s head with `body`, for the call's request.
     private func finalResponse(_ response: APIResponse, body: ResponseBody) -> APIResponse {
-        APIResponse(
+        var final = APIResponse(
             statusCode: response.statusCode, headers: response.headers, body: body, url: response.url,
             request: request)
+        final.httpVersion = response.httpVersion
+        return final
     }
 
     /// The length of the decoded body that `response` declares: its `Content-Length`, unless a content coding makes
@@ -148,9 +150,10 @@ extension TransportCall {
         } catch {
             throw transportFailure(error)
         }
-        request.responseDelivery.willWrite?(
-            APIResponse(statusCode: response.statusCode, headers: response.headers, url: response.url, request: request)
-        )
+        var head = APIResponse(
+            statusCode: response.statusCode, headers: response.headers, url: response.url, request: request)
+        head.httpVersion = response.httpVersion
+        request.responseDelivery.willWrite?(head)
         if let idleTimeout { startIdleTimeout(idleTimeout) }
         let declared = Self.declaredLength(of: response)
         let expected = declared.map { $0 + start }

@@ -134,7 +134,8 @@ final class TransportCall<Transport: HTTPTransport>: DeadlineClock.Client, Senda
                 progress.reportSent(Int64(count), expected: Int64(count))
             }
             guard let next = try await redirect(response, of: hop, number: redirects + 1) else {
-                request.record(.responseHeadReceived, statusCode: response.statusCode)
+                request.recorder?.record(
+                    .responseHeadReceived, statusCode: response.statusCode, httpVersion: response.httpVersion)
                 return try await deliver(response, of: hop)
             }
             redirects += 1
@@ -181,8 +182,9 @@ final class TransportCall<Transport: HTTPTransport>: DeadlineClock.Client, Senda
         case .stop:
             return nil
         case .fail(let refusal):
-            let redirectResponse = APIResponse(
+            var redirectResponse = APIResponse(
                 statusCode: statusCode, headers: response.headers, url: hop.url, request: request)
+            redirectResponse.httpVersion = response.httpVersion
             throw ExecutorStop.redirectRefused(refusal, response: redirectResponse).error(for: request)
         }
     }

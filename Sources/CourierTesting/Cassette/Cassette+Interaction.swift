@@ -27,6 +27,8 @@ extension Cassette {
         var started = Date()
         /// How long the exchange took, in milliseconds (HAR's `time`).
         var milliseconds: Double = 0
+        /// The version of HTTP the response came over (``Courier/APIResponse/httpVersion``), where it was known.
+        var httpVersion: String?
     }
 }
 
@@ -61,6 +63,7 @@ extension Cassette.Interaction {
         var headers = response.headers
         for name in Self.droppedResponseHeaders { headers.remove(name) }
         statusCode = response.statusCode
+        httpVersion = response.httpVersion
         responseHeaders = masking.headers(headers)
         responseBody = Self.masked(body, contentType: response.headers[.contentType], by: masking)
     }

@@ -27,6 +27,7 @@ extension HAR.Entry {
     init(_ interaction: Cassette.Interaction) {
         let requestBody = HAR.text(of: interaction.requestBody)
         let responseBody = HAR.text(of: interaction.responseBody)
+        let version = HAR.httpVersion(interaction.httpVersion)
         self.init(
             endpoint: interaction.endpoint,
             startedDateTime: HAR.dateTime(interaction.started),
@@ -46,6 +47,8 @@ extension HAR.Entry {
                     text: interaction.responseBody.isEmpty ? nil : responseBody.text, encoding: responseBody.encoding),
                 headers: HAR.fields(interaction.responseHeaders), status: interaction.statusCode),
             timings: HAR.Timings(wait: interaction.milliseconds))
+        self.request.httpVersion = version
+        self.response.httpVersion = version
     }
 
     func interaction() throws -> Cassette.Interaction {
@@ -56,6 +59,7 @@ extension HAR.Entry {
             statusCode: response.status, responseHeaders: HAR.headers(response.headers),
             responseBody: try HAR.body(response.content.text, encoding: response.content.encoding))
         interaction.milliseconds = time
+        interaction.httpVersion = HAR.version(ofHTTPVersion: response.httpVersion)
         if let date = HAR.date(fromDateTime: startedDateTime) { interaction.started = date }
         return interaction
     }

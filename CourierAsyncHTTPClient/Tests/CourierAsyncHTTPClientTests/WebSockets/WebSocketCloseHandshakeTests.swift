@@ -127,8 +127,10 @@ struct WebSocketCloseHandshakeTests {
         #expect(texts.isEmpty)
         #expect(error?.reason.transportProblem == .timedOut)
         #expect(!socket.isOpen)
-        // The server read the client's 1011 close, then the end of the connection at once: the client did not wait
-        // for an answer from a peer known not to answer.
+        // The server read the client's 1011 close, then the end of the connection: the client did not wait for an
+        // answer from a peer known not to answer. Waiting would hold the connection for the close's one-second
+        // timer, so the gap would be a second or more; a loaded machine stretches the gap without waiting, but not
+        // that far.
         let stats = GET<String>("/count-stats") { ["key": "ws-mute:" + $0] }
         var recorded = Mute()
         for _ in 0..<200 where recorded.closes == nil {
@@ -136,6 +138,6 @@ struct WebSocketCloseHandshakeTests {
             try await Task.sleep(for: .milliseconds(25))
         }
         #expect(recorded.closes == [1011])
-        #expect((recorded.closeToEnd ?? .max) < 500)
+        #expect((recorded.closeToEnd ?? .max) < 1000)
     }
 }
