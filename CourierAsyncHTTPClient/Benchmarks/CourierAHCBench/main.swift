@@ -8,6 +8,11 @@
 // COURIER_AHC_BENCH_POOL=N adds two sides on clients of their own keeping N connections per host (`courier-poolN`,
 // `raw-ahc-poolN`), to compare pool sizes in the same rounds.
 //
+// COURIER_AHC_BENCH_H2_URL and COURIER_AHC_BENCH_H1_TLS_URL (the same file over TLS: HTTP/2 by ALPN, and HTTP/1.1
+// only), with COURIER_AHC_BENCH_CA (the PEM root their certificate chains to), add `courier-h2` and
+// `courier-h1-tls`: Courier over each, on clients of their own, to compare HTTP/2's one connection with HTTP/1.1's
+// pool in the same rounds.
+//
 // The server serves a 2 KB JSON array of repositories (written to DOCROOT first); every side GETs it and decodes
 // it into [Repository]:
 // - courier: `$repos.request(using:)` with `AsyncHTTPClientExecutor()` (the shared client);
@@ -147,7 +152,27 @@ func sides(_ server: URL, endpoint: GET<Void>) -> [Side] {
                 return try JSONDecoder().decode([Repository].self, from: body)
             })
     }
+    all += tlsSides(endpoint: endpoint)
     return all
+}
+
+/// `courier-h2` and `courier-h1-tls`, when the environment names their servers and root (see the top of the file).
+func tlsSides(endpoint: GET<Void>) -> [Side] {
+    let environment = ProcessInfo.processInfo.environment
+    guard let h2 = environment["COURIER_AHC_BENCH_H2_URL"].flatMap(URL.init(string:)),
+        let h1 = environment["COURIER_AHC_BENCH_H1_TLS_URL"].flatMap(URL.init(string:)),
+        let path = environment["COURIER_AHC_BENCH_CA"],
+        let pem = try? String(contentsOfFile: path, encoding: .utf8), let root = TLSCertificate(pem: pem)
+    else { return [] }
+    let trust = TLSTrust([TLSTrust.Host("127.0.0.1", roots: [root])])
+    // The shared client's settings: up to 32 HTTP/1.1 connections per host; HTTP/2 multiplexes over one.
+    var settings = HTTPClient.Configuration.singletonConfiguration
+    settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
+    return [("courier-h2", h2), ("courier-h1-tls", h1)].map { name, server in
+        let executor = AsyncHTTPClientExecutor(configuration: settings, trust: trust, cookies: nil)
+        let configuration = APIConfiguration(baseURL: server, executor: executor)
+        return Side(name: name) { try await endpoint.request(using: configuration) }
+    }
 }
 
 /// The CPU time the process has used so far (all threads, user and system), in seconds.
@@ -238,6 +263,8 @@ func run(endpoint: GET<Void>) async throws {
             ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
             ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
         ]
+        + (all.contains { $0.name == "courier-h2" }
+            ? [("courier-h2", "courier-h1-tls"), ("courier-h1-tls", "courier")] : [])
         + all.filter { $0.name.hasPrefix("courier-pool") }.flatMap { side in
             [(side.name, "courier"), (side.name, "raw-ahc"), (side.name, "raw-urlsession")]
         }
