@@ -11,7 +11,7 @@
 // COURIER_AHC_BENCH_H2_URL and COURIER_AHC_BENCH_H1_TLS_URL (the same file over TLS: HTTP/2 by ALPN, and HTTP/1.1
 // only), with COURIER_AHC_BENCH_CA (the PEM root their certificate chains to), add `courier-h2` and
 // `courier-h1-tls`: Courier over each, on clients of their own, to compare HTTP/2's one connection with HTTP/1.1's
-// pool in the same rounds.
+// pool in the same rounds; and `raw-ahc-h2`, `raw-ahc-h1-tls`, the raw call over each.
 //
 // The server serves a 2 KB JSON array of repositories (written to DOCROOT first); every side GETs it and decodes
 // it into [Repository]:
@@ -33,6 +33,7 @@ import CourierAsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOSSL
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -168,11 +169,26 @@ func tlsSides(endpoint: GET<Void>) -> [Side] {
     // The shared client's settings: up to 32 HTTP/1.1 connections per host; HTTP/2 multiplexes over one.
     var settings = HTTPClient.Configuration.singletonConfiguration
     settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
-    return [("courier-h2", h2), ("courier-h1-tls", h1)].map { name, server in
+    var sides: [Side] = []
+    for (name, server) in [("h2", h2), ("h1-tls", h1)] {
         let executor = AsyncHTTPClientExecutor(configuration: settings, trust: trust, cookies: nil)
         let configuration = APIConfiguration(baseURL: server, executor: executor)
-        return Side(name: name) { try await endpoint.request(using: configuration) }
+        sides.append(Side(name: "courier-" + name) { try await endpoint.request(using: configuration) })
+        // The same call without Courier, on a client of its own that trusts the root.
+        var raw = settings
+        raw.tlsConfiguration = .makeClientConfiguration()
+        raw.tlsConfiguration?.trustRoots = .certificates((try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))) ?? [])
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: raw)
+        let url = server.appendingPathComponent("users/octocat/repos.json").absoluteString
+        sides.append(
+            Side(name: "raw-ahc-" + name) {
+                let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+                guard response.status == .ok else { throw Failure(description: "status \(response.status)") }
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return try JSONDecoder().decode([Repository].self, from: body)
+            })
     }
+    return sides
 }
 
 /// The CPU time the process has used so far (all threads, user and system), in seconds.
@@ -264,7 +280,10 @@ func run(endpoint: GET<Void>) async throws {
             ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
         ]
         + (all.contains { $0.name == "courier-h2" }
-            ? [("courier-h2", "courier-h1-tls"), ("courier-h1-tls", "courier")] : [])
+            ? [
+                ("courier-h2", "courier-h1-tls"), ("raw-ahc-h2", "raw-ahc-h1-tls"), ("courier-h2", "raw-ahc-h2"),
+                ("courier-h1-tls", "raw-ahc-h1-tls"),
+            ] : [])
         + all.filter { $0.name.hasPrefix("courier-pool") }.flatMap { side in
             [(side.name, "courier"), (side.name, "raw-ahc"), (side.name, "raw-urlsession")]
         }
