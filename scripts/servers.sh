@@ -18,6 +18,7 @@
 #     courier_tlsserver_start             # COURIER_TLS_DIR, COURIER_TLS_*_PORT (a private CA and its TLS origins)
 #     courier_nginx_start                 # COURIER_NGINX_URL, COURIER_BIG_FILE_BYTES, COURIER_BIG_FILE_SHA256
 #     courier_h2server_start              # COURIER_H2_URL, COURIER_H2_GOAWAY_URL, COURIER_H1_TLS_URL (nginx, h2)
+#     courier_proxy_start                 # COURIER_PROXY_URL, _USER, _PASSWORD (squid, Basic auth)
 #
 # Or run it to keep servers up while you work (it prints the `export` lines; Ctrl-C stops them):
 #
@@ -321,19 +322,25 @@ _courier_nginx_path() {
 }
 
 _courier_nginx_install() {
-    local sudo=""
     _courier_nginx_path >/dev/null && return 0
-    command -v apt-get >/dev/null || { echo "nginx: error: nginx is missing and there is no apt-get: install nginx" >&2; return 1; }
+    _courier_apt_install nginx nginx && _courier_nginx_path >/dev/null
+}
+
+# _courier_apt_install WHO PACKAGE: installs Debian's PACKAGE with apt-get (as root, or with sudo -n), saying so first.
+_courier_apt_install() {
+    local who="$1" package="$2" sudo=""
+    command -v apt-get >/dev/null ||
+        { echo "$who: error: $package is missing and there is no apt-get: install $package" >&2; return 1; }
     if [[ "$(id -u)" != 0 ]]; then
-        command -v sudo >/dev/null || { echo "nginx: error: nginx is missing; install it (apt-get needs root)" >&2; return 1; }
+        command -v sudo >/dev/null ||
+            { echo "$who: error: $package is missing; install it (apt-get needs root)" >&2; return 1; }
         sudo="sudo -n"
     fi
-    echo "nginx: not installed: installing it with \`${sudo:+$sudo }apt-get update && apt-get install -y nginx\`" \
+    echo "$who: not installed: installing it with \`${sudo:+$sudo }apt-get update && apt-get install -y $package\`" \
         "(Debian's package; it is run as a private instance, never as a system service)" >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >/dev/null &&
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nginx >/dev/null ||
-        { echo "nginx: error: apt-get install nginx failed" >&2; return 1; }
-    _courier_nginx_path >/dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$package" >/dev/null ||
+        { echo "$who: error: apt-get install $package failed" >&2; return 1; }
 }
 
 # courier_nginx_start: a private nginx (its own prefix, config, pid and logs under .build/private/transfers/nginx, on
@@ -534,6 +541,85 @@ courier_h2server_stop() {
     unset COURIER_H2_PID COURIER_H2_URL COURIER_H2_GOAWAY_URL COURIER_H1_TLS_URL
 }
 
+# courier_proxy_start: squid (Debian's package, installed with apt-get when missing), a private instance on
+# 127.0.0.1 with Basic auth: user `courier`, a password made at start. It forwards `http` requests and tunnels
+# (CONNECT) to the ports of COURIER_PROXY_TUNNEL_PORTS (space-separated, set before the start), and refuses a tunnel
+# to any other port with 403. It resolves `proxied.courier.test` to 127.0.0.1 from a hosts file of its own, so a
+# call to that name succeeds only through the proxy. Exports COURIER_PROXY_URL (`http://127.0.0.1:P`, no
+# credentials), COURIER_PROXY_USER and COURIER_PROXY_PASSWORD. Files and logs: a temporary folder (squid started
+# as root runs as the user `proxy`, which must be able to enter it), COURIER_PROXY_DIR, removed when it stops.
+courier_proxy_start() {
+    local dir port squid password owner tunnel
+    if [[ -n "${COURIER_PROXY_PID:-}" ]] && kill -0 "$COURIER_PROXY_PID" 2>/dev/null; then return 0; fi
+    squid="$(command -v squid || echo /usr/sbin/squid)"
+    if [[ ! -x "$squid" ]]; then
+        _courier_apt_install proxy squid || return 1
+        squid="$(command -v squid || echo /usr/sbin/squid)"
+    fi
+    [[ -x /usr/lib/squid/basic_ncsa_auth ]] ||
+        { echo "proxy: error: /usr/lib/squid/basic_ncsa_auth is missing (Debian's squid has it)" >&2; return 1; }
+    dir="$(mktemp -d -t courier-proxy.XXXXXX)" && chmod 755 "$dir" || return 1
+    port="$(_courier_free_port)" || return 1
+    password="$("$(_courier_python)" -c 'import secrets; print("pw-" + secrets.token_hex(8))')" || return 1
+    printf 'courier:%s\n' "$(openssl passwd -apr1 "$password")" >"$dir/passwd" || return 1
+    printf '127.0.0.1 proxied.courier.test\n' >"$dir/hosts"
+    tunnel="${COURIER_PROXY_TUNNEL_PORTS:-}"
+    cat >"$dir/squid.conf" <<CONF
+http_port 127.0.0.1:$port
+pid_filename $dir/squid.pid
+cache_log $dir/cache.log
+access_log stdio:$dir/access.log
+cache_store_log none
+netdb_filename none
+coredump_dir $dir
+cache deny all
+shutdown_lifetime 0 seconds
+pinger_enable off
+hosts_file $dir/hosts
+dns_nameservers 127.0.0.1
+auth_param basic program /usr/lib/squid/basic_ncsa_auth $dir/passwd
+auth_param basic realm courier-test
+acl authed proxy_auth REQUIRED
+acl tunnel_ports port ${tunnel:-1}
+http_access deny CONNECT !tunnel_ports
+http_access allow authed
+http_access deny all
+CONF
+    if [[ "$(id -u)" == 0 ]]; then
+        owner="proxy"
+        id proxy >/dev/null 2>&1 || owner="nobody"
+        chown -R "$owner" "$dir" || return 1
+        echo "cache_effective_user $owner" >>"$dir/squid.conf"
+    fi
+    export COURIER_PROXY_DIR="$dir"
+    _courier_spawn COURIER_PROXY_PID /dev/null "$dir/squid.err" "$squid" -N -f "$dir/squid.conf"
+    if ! _courier_wait_proxy "$COURIER_PROXY_PID" "$port" 20; then
+        courier_proxy_stop
+        _courier_fail proxy "$dir/squid.err" "squid does not answer"
+        return 1
+    fi
+    export COURIER_PROXY_URL="http://127.0.0.1:$port" COURIER_PROXY_USER=courier COURIER_PROXY_PASSWORD="$password"
+}
+
+# _courier_wait_proxy PID PORT SECONDS: true once the proxy on PORT answers a request (its 407, with no
+# credentials); false if PID ends or SECONDS pass first.
+_courier_wait_proxy() {
+    local pid="$1" deadline=$((SECONDS + $3)) status
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
+        status="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -x "http://127.0.0.1:$2" http://127.0.0.1:1/ \
+            2>/dev/null || true)"
+        [[ "$status" == 407 ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+courier_proxy_stop() {
+    _courier_stop "${COURIER_PROXY_PID:-}" 5
+    if [[ -n "${COURIER_PROXY_DIR:-}" && -d "${COURIER_PROXY_DIR:-}" ]]; then rm -rf "$COURIER_PROXY_DIR"; fi
+    unset COURIER_PROXY_PID COURIER_PROXY_DIR COURIER_PROXY_URL COURIER_PROXY_USER COURIER_PROXY_PASSWORD
+}
+
 # courier_openapiserver_start DESCRIPTION_JSON: the OpenAPI mock server (scripts/servers/openapiserver.py) for
 # one OpenAPI 3.x JSON description: it serves it at /openapi.json and answers every operation after checking the
 # request against it. COURIER_OPENAPI_URL.
@@ -605,6 +691,7 @@ courier_kinto_stop() {
 
 # courier_servers_stop: stops every server this shell started. Safe to call twice.
 courier_servers_stop() {
+    courier_proxy_stop
     courier_h2server_stop
     courier_tlsserver_stop
     courier_kinto_stop
