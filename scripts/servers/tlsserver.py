@@ -4,7 +4,8 @@ openssl at start-up into a temporary folder (removed at exit), served on 127.0.0
 
     python3 tlsserver.py --env-file F [--log F|-]
 
-Origins (each on a free port of 127.0.0.1; its certificate names `localhost` and `127.0.0.1` unless said):
+Origins (each on a free port of 127.0.0.1; its certificate names `localhost`, `127.0.0.1` and `proxied.courier.test`
+(the test proxy's name for 127.0.0.1) unless said):
     main       a certificate of the test CA (ca.pem)
     mtls       the same, and it requires a client certificate of the test CA (TLS 1.2, so a missing one fails the
                handshake)
@@ -68,7 +69,8 @@ def make_leaf(folder, name, ca, subject, extensions, days="2"):
 
 
 def make_certificates(folder):
-    server = "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth"
+    # proxied.courier.test: a name only the test proxy resolves (scripts/servers.sh, courier_proxy_start).
+    server = "subjectAltName=DNS:localhost,IP:127.0.0.1,DNS:proxied.courier.test\nextendedKeyUsage=serverAuth"
     make_ca(folder, "ca", "Courier Test CA")
     make_ca(folder, "other-ca", "Courier Other CA")
     make_leaf(folder, "server", "ca", "localhost", server)

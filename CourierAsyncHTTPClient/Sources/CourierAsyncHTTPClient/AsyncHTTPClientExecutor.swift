@@ -97,6 +97,8 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     let cookies: CookieJar?
     /// The TLS configuration of each host: the client's own, with the executor's trust laid over it.
     let tls: TrustConfigurations
+    /// The proxies, and a client of the executor's own for each; `nil` for none (every call over ``client``).
+    let proxies: ProxyClients?
 
     /// An executor over ``sharedClient`` that keeps cookies in `cookies` (by default `HTTPCookieStorage.shared`, as
     /// `URLSessionExecutor.shared` does), or keeps none when it is `nil`.
@@ -110,6 +112,7 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
         self.client = Self.sharedClient
         self.cookies = cookies.map(CookieJar.init)
         self.tls = TrustConfigurations(base: Self.sharedSettings.tlsConfiguration, trust: trust)
+        self.proxies = nil
     }
 
     /// An executor over a client of its own, made from `configuration` with ``clientConfiguration(_:)`` (redirects
@@ -124,6 +127,55 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
         self.cookies = cookies.map(CookieJar.init)
         self.tls = TrustConfigurations(base: settings.tlsConfiguration, trust: trust)
+        self.proxies = nil
+    }
+
+    /// An executor whose calls go through `proxy`, over clients of its own made from `configuration` as
+    /// ``init(configuration:eventLoopGroup:trust:cookies:)`` makes its client: one for each proxy server, which
+    /// AsyncHTTPClient reaches with a `CONNECT` tunnel for `http` and `https` alike (with the server's Basic
+    /// credentials), and ``client`` for the hosts of the proxy's bypass list, which it reaches directly. Shut them
+    /// down with ``shutdown()`` when you no longer need them.
+    ///
+    /// A proxy that refuses the credentials fails the call with `.transport(.proxyAuthenticationRequired)`; one that
+    /// refuses the tunnel (a `403`) or cannot be reached, with `.transport(.cannotConnect)`. WebSockets do not go
+    /// through a proxy yet: a handshake whose URL the proxy covers fails with `.transport(.unsupportedByExecutor)`
+    /// before any I/O (bypass its host to connect directly). The proxy's password never appears in a description,
+    /// log line, timeline or recording: AsyncHTTPClient sends it to the proxy only.
+    public init(
+        configuration: HTTPClient.Configuration = .singletonConfiguration,
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup,
+        trust: TLSTrust = .system, cookies: HTTPCookieStorage? = .shared, proxy: HTTPProxy
+    ) {
+        var direct = configuration
+        direct.proxy = nil
+        let settings = Self.clientConfiguration(direct)
+        let servers = Set([proxy.http, proxy.https].compactMap { $0 })
+        let clients = Dictionary(
+            uniqueKeysWithValues: servers.map { server in
+                var proxied = settings
+                proxied.proxy = .server(
+                    host: server.host, port: server.port,
+                    authorization: server.username.map { .basic(username: $0, password: server.password ?? "") })
+                return (server, HTTPClient(eventLoopGroup: eventLoopGroup, configuration: proxied))
+            })
+        self.init(
+            client: HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings),
+            cookies: cookies.map(CookieJar.init), tls: TrustConfigurations(base: settings.tlsConfiguration, trust: trust),
+            proxies: ProxyClients(proxy: proxy, clients: clients))
+    }
+
+    private init(client: HTTPClient, cookies: CookieJar?, tls: TrustConfigurations, proxies: ProxyClients?) {
+        self.client = client
+        self.cookies = cookies
+        self.tls = tls
+        self.proxies = proxies
+    }
+
+    /// Shuts down the clients this executor made (``client`` and one per proxy server); not ``sharedClient``,
+    /// which lives as long as the process. Calls after it fail.
+    public func shutdown() async throws {
+        if client !== Self.sharedClient { try await client.shutdown() }
+        for proxied in proxies?.clients.values ?? [:].values { try await proxied.shutdown() }
     }
 
     /// An executor over `client`, keeping cookies in `cookies` as ``init(cookies:)`` does, when `client` is
@@ -205,8 +257,14 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     /// arrives, paced by its reader; a WebSocket handshake returns the open socket.
     public func send(_ hop: APIRequest) async throws -> APIResponse {
         if hop.responseDelivery.isWebSocket {
+            if let server = proxies?.proxy.server(for: hop.url) {
+                throw APIError(
+                    .transport(.unsupportedByExecutor), endpoint: hop.endpoint, request: hop,
+                    underlyingError: WebSocketThroughProxy(server: server))
+            }
             return try await WebSocketHandshake(request: hop, executor: self).run()
         }
+        let client = proxies?.client(for: hop.url) ?? client
         return try await AsyncHTTPClientHop(hop: hop, client: client, cookies: cookies, tls: tls).run()
     }
 }
@@ -223,6 +281,27 @@ public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "Courier cannot see whether an HTTPClient it did not make follows redirects (which would take credentials to "
             + "another origin); let AsyncHTTPClientExecutor(configuration:eventLoopGroup:trust:cookies:) make the client"
+    }
+}
+
+/// An executor's proxies and the client of each proxy server.
+struct ProxyClients: Sendable {
+    let proxy: HTTPProxy
+    let clients: [HTTPProxy.Server: HTTPClient]
+
+    /// The client of the proxy `url` goes through; `nil` when it goes directly.
+    func client(for url: URL) -> HTTPClient? {
+        proxy.server(for: url).flatMap { clients[$0] }
+    }
+}
+
+/// Why a WebSocket handshake was not sent: its URL goes through a proxy, and the executor's WebSockets do not.
+struct WebSocketThroughProxy: Error, Sendable, CustomStringConvertible {
+    let server: HTTPProxy.Server
+
+    var description: String {
+        "AsyncHTTPClientExecutor does not open WebSockets through a proxy (\(server)); add the host to the proxy's "
+            + "bypass list to connect directly"
     }
 }
 

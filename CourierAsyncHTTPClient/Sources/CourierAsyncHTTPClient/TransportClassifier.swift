@@ -67,6 +67,11 @@ enum TransportClassifier {
             return .transport(.connectionLost)
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
             return .invalidRequest(.invalidURL)
+        case .proxyAuthenticationRequired:
+            return .transport(.proxyAuthenticationRequired)
+        case .invalidProxyResponse:
+            // The proxy refused the tunnel (a `403`, say) or answered it with something other than a `2xx`.
+            return .transport(.cannotConnect)
         default:
             return .transport(.other)
         }

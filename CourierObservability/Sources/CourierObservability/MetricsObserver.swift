@@ -18,7 +18,7 @@ import Foundation
 /// attempt's response, on `http.client.request.duration`, where the executor knows it) and, on failure only,
 /// `error.type`: the status code
 /// (`404`) or a short category (`timeout`, `cannot_connect`, `offline`, `cancelled`, `connection_lost`,
-/// `tls_failed`, `response_too_large`, `redirect_refused`, `decoding_failed`, `rejected_by_service`,
+/// `tls_failed`, `response_too_large`, `proxy_authentication_required`, `redirect_refused`, `decoding_failed`, `rejected_by_service`,
 /// `invalid_request`, `not_cached`, `_OTHER`).
 ///
 /// `http.client.request.duration` is OpenTelemetry's: one duration per request sent, each attempt of a call
@@ -160,6 +160,7 @@ public struct MetricsObserver: CallObserver {
             case .connectionLost: return "connection_lost"
             case .secureConnectionFailed: return "tls_failed"
             case .responseTooLarge: return "response_too_large"
+            case .proxyAuthenticationRequired: return "proxy_authentication_required"
             default: return problem.redirectRefusal != nil ? "redirect_refused" : "_OTHER"
             }
         }

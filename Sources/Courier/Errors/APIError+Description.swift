@@ -221,6 +221,7 @@ extension APIError.TransportProblem: CustomStringConvertible {
         case .responseTooLarge: "the response body is larger than the limit for this call"
         case .unsupportedByExecutor: "the executor does not support this kind of transfer"
         case .closedByPeer: "the WebSocket peer closed the connection"
+        case .proxyAuthenticationRequired: "the proxy refused the credentials (407)"
         case .redirectRefused(let refusal): refusal.description
         case .other: "the request failed"
         }

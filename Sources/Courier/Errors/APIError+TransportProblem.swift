@@ -22,6 +22,7 @@ extension APIError {
             case redirectRefused(RedirectRefusal)
             case unsupportedByExecutor
             case closedByPeer
+            case proxyAuthenticationRequired
             case other
         }
 
@@ -58,6 +59,9 @@ extension APIError {
         /// ``WebSocketClose`` is the ``APIError/underlyingError`` and the connection's
         /// ``WebSocketConnection/receivedClose``.
         public static let closedByPeer = TransportProblem(.closedByPeer)
+        /// The proxy asked for credentials, or refused the ones given: its `407 Proxy Authentication Required`, to the
+        /// tunnel (`CONNECT`) or the request. Nothing reached the server. Fix the ``HTTPProxy/Server``'s credentials.
+        public static let proxyAuthenticationRequired = TransportProblem(.proxyAuthenticationRequired)
         /// Any other transport failure; the `URLError` is the ``APIError/underlyingError``.
         public static let other = TransportProblem(.other)
 
