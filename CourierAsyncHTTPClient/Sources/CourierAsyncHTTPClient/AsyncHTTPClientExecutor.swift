@@ -160,7 +160,8 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
             })
         self.init(
             client: HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings),
-            cookies: cookies.map(CookieJar.init), tls: TrustConfigurations(base: settings.tlsConfiguration, trust: trust),
+            cookies: cookies.map(CookieJar.init),
+            tls: TrustConfigurations(base: settings.tlsConfiguration, trust: trust),
             proxies: ProxyClients(proxy: proxy, clients: clients))
     }
 

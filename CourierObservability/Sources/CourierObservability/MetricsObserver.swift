@@ -16,10 +16,9 @@ import Foundation
 /// template, `/users/{login}`, never a path with its values: the number of series stays bounded),
 /// `http.response.status_code` (when a response arrived), `network.protocol.version` (`1.1`, `2`: of each
 /// attempt's response, on `http.client.request.duration`, where the executor knows it) and, on failure only,
-/// `error.type`: the status code
-/// (`404`) or a short category (`timeout`, `cannot_connect`, `offline`, `cancelled`, `connection_lost`,
-/// `tls_failed`, `response_too_large`, `proxy_authentication_required`, `redirect_refused`, `decoding_failed`, `rejected_by_service`,
-/// `invalid_request`, `not_cached`, `_OTHER`).
+/// `error.type`: the status code (`404`) or a short category (`timeout`, `cannot_connect`, `offline`, `cancelled`,
+/// `connection_lost`, `tls_failed`, `response_too_large`, `proxy_authentication_required`, `redirect_refused`,
+/// `decoding_failed`, `rejected_by_service`, `invalid_request`, `not_cached`, `_OTHER`).
 ///
 /// `http.client.request.duration` is OpenTelemetry's: one duration per request sent, each attempt of a call
 /// measured on its own (a retried call records two or more, each with its own status or `error.type`; redirects the
