@@ -74,11 +74,13 @@ public struct URLSessionExecutor: HTTPTransport {
     private let reportsEvents: Bool
     /// Where the executor takes the `Cookie` field of each request and hop from, instead of the session; `nil` for
     /// a session passed to ``init(session:)`` (see ``CookieJar``).
-    private let sentCookies: CookieJar?
+    let sentCookies: CookieJar?
     /// Where the executor stores the cookies of responses itself, instead of the session (Linux; see ``CookieJar``).
     private let cookies: CookieJar?
     /// How servers are verified and which client certificate is presented (see ``init(configuration:trust:)``).
     var trust = TLSTrust.system
+    /// The proxies, and the session that reaches them (see ``init(configuration:trust:proxy:)``); `nil` for none.
+    var proxies: ProxySession?
 
     /// An executor over `session`, which keeps its own delegate.
     public init(session: URLSession) {
@@ -91,16 +93,21 @@ public struct URLSessionExecutor: HTTPTransport {
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
         let (own, sending, storing) = CookieJar.taking(configuration)
-        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
-            self.session = URLSession(
-                configuration: own, delegate: TaskEvents(), delegateQueue: InlineOperationQueue())
-        #else
-            // Apple platforms deliver every event to the task's own delegate; the session needs none.
-            self.session = URLSession(configuration: own)
-        #endif
+        self.session = Self.makeSession(own, cookies: sending)
         self.sentCookies = sending
         self.cookies = storing
         self.reportsEvents = true
+    }
+
+    /// A session of the executor's own with `configuration` (as `CookieJar.taking(_:)` left it when `cookies` is the
+    /// jar it returned; a copy of that configuration otherwise keeps its cookie settings).
+    static func makeSession(_ configuration: URLSessionConfiguration, cookies: CookieJar?) -> URLSession {
+        #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
+            URLSession(configuration: configuration, delegate: TaskEvents(), delegateQueue: InlineOperationQueue())
+        #else
+            // Apple platforms deliver every event to the task's own delegate; the session needs none.
+            URLSession(configuration: configuration)
+        #endif
     }
 
     /// An executor over a new session of its own with the default configuration. A call's deadline is the
@@ -148,7 +155,9 @@ public struct URLSessionExecutor: HTTPTransport {
             let holdsStream = hop.body.holdsStream
             if holdsStream { StreamUploads.begin() }
             defer { if holdsStream { StreamUploads.end() } }
-        #else
+        #endif
+        let (session, proxy) = try route(hop)
+        #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
             if hop.responseDelivery.isWebSocket {
                 return try await WebSocketTaskTransport.open(hop, on: session, cookies: sentCookies, trust: trust)
             }
@@ -163,8 +172,14 @@ public struct URLSessionExecutor: HTTPTransport {
             let field = sentCookies.cookieField(for: url, merging: hop.headers.values(for: .cookie))
             urlRequest.setValue(field, forHTTPHeaderField: "Cookie")
         }
-        let call = URLSessionHop(hop: hop, reportsEvents: reportsEvents, cookies: cookies, trust: trust)
-        return try await call.run(urlRequest, on: session)
+        let call = URLSessionHop(hop: hop, reportsEvents: reportsEvents, cookies: cookies, trust: trust, proxy: proxy)
+        let response = try await call.run(urlRequest, on: session)
+        if proxy != nil, response.statusCode == 407 {
+            // The proxy refused the credentials the hop answered its challenge with, or asked for some (dropping
+            // the body's stream ends its transfer).
+            throw APIError(.transport(.proxyAuthenticationRequired), endpoint: hop.endpoint, request: hop)
+        }
+        return response
     }
 
     /// The idle timeout handed to URLSession. FoundationNetworking counts whole seconds only, rounding down

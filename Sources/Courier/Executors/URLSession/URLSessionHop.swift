@@ -42,17 +42,20 @@ final class URLSessionHop: NSObject, Sendable {
     private let cookies: CookieJar?
     /// How the hop answers TLS challenges (Apple platforms).
     let trust: TLSTrust
+    /// The proxy the hop goes through, whose challenge it answers with its credentials; `nil` for none.
+    let proxy: HTTPProxy.Server?
     private let state = LockedBox(State())
     #if !canImport(FoundationNetworking) || COURIER_APPLE_PATHS
         /// Suspends and resumes the task for a stream's window, in the order they were asked for.
         private let flow = DispatchQueue(label: "Courier.URLSessionHop.flow")
     #endif
 
-    init(hop: APIRequest, reportsEvents: Bool, cookies: CookieJar?, trust: TLSTrust) {
+    init(hop: APIRequest, reportsEvents: Bool, cookies: CookieJar?, trust: TLSTrust, proxy: HTTPProxy.Server? = nil) {
         self.hop = hop
         self.reportsEvents = reportsEvents
         self.cookies = cookies
         self.trust = trust
+        self.proxy = proxy
     }
 
     /// Sends `urlRequest` on `session` and returns the response head with its body.
@@ -272,6 +275,15 @@ final class URLSessionHop: NSObject, Sendable {
                 return completionHandler(answer.disposition, answer.credential)
             }
         #endif
+        if challenge.protectionSpace.isProxy() {
+            // The proxy's own challenge: its credentials, once; a second challenge means it refused them, and its
+            // 407 comes back as the response (URLSessionExecutor types it).
+            guard let proxy, let username = proxy.username, challenge.previousFailureCount == 0 else {
+                return completionHandler(.rejectProtectionSpace, nil)
+            }
+            let credential = URLCredential(user: username, password: proxy.password ?? "", persistence: .forSession)
+            return completionHandler(.useCredential, credential)
+        }
         let method = challenge.protectionSpace.authenticationMethod
         guard
             method == NSURLAuthenticationMethodHTTPBasic || method == NSURLAuthenticationMethodHTTPDigest
