@@ -52,11 +52,15 @@ final class WebSocketHandshake: Sendable {
         let body: ByteBuffer
     }
 
+    /// The proxy the handshake goes through (a `CONNECT` tunnel, ``ProxyTunnel``); `nil` for none.
+    let proxy: HTTPProxy.Server?
+
     init(request: APIRequest, executor: AsyncHTTPClientExecutor) {
         self.request = request
         self.group = executor.client.eventLoopGroup
         self.tls = executor.tls
         self.cookies = executor.cookies
+        self.proxy = executor.proxies?.proxy.server(for: request.url)
     }
 
     /// Performs the handshake, until the calling task is cancelled (Courier cancels it at the call's deadline).
@@ -150,10 +154,26 @@ final class WebSocketHandshake: Sendable {
             (ClientBootstrap(validatingGroup: group) ?? ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup))
             .connectTimeout(TimeAmount(request.timeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-        let upgrade = try await bootstrap.connect(host: host, port: port) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try self.configure(channel, head: head, tls: tls, pins: pins, host: host)
+        let proxy = self.proxy
+        let upgrade = try await bootstrap.connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
+            guard let proxy else {
+                return channel.eventLoop.makeCompletedFuture {
+                    try self.configure(channel, head: head, tls: tls, pins: pins, host: host)
+                }
             }
+            // Through the proxy: the tunnel first, then the server's pipeline on the open tunnel.
+            let name = host.contains(":") ? "[\(host)]" : host
+            let tunnel = ProxyTunnel(target: "\(name):\(port)", server: proxy, on: channel.eventLoop)
+            do {
+                try channel.pipeline.syncOperations.addHandler(tunnel)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+            // The bootstrap connects once the initializer's future completes: the outcome is a future of its own.
+            let outcome = tunnel.established.futureResult
+                .flatMapThrowing { try self.configure(channel, head: head, tls: tls, pins: pins, host: host) }
+                .flatMap { $0 }
+            return channel.eventLoop.makeSucceededFuture(outcome)
         }
         let outcome: Outcome
         do {

@@ -136,11 +136,11 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     /// credentials), and ``client`` for the hosts of the proxy's bypass list, which it reaches directly. Shut them
     /// down with ``shutdown()`` when you no longer need them.
     ///
-    /// A proxy that refuses the credentials fails the call with `.transport(.proxyAuthenticationRequired)`; one that
-    /// refuses the tunnel (a `403`) or cannot be reached, with `.transport(.cannotConnect)`. WebSockets do not go
-    /// through a proxy yet: a handshake whose URL the proxy covers fails with `.transport(.unsupportedByExecutor)`
-    /// before any I/O (bypass its host to connect directly). The proxy's password never appears in a description,
-    /// log line, timeline or recording: AsyncHTTPClient sends it to the proxy only.
+    /// WebSockets go through the same tunnel (`ws` through the `http` proxy, `wss` through the `https` one), the
+    /// executor's own `CONNECT` before TLS and the upgrade request. A proxy that refuses the credentials fails the
+    /// call with `.transport(.proxyAuthenticationRequired)`; one that refuses the tunnel (a `403`) or cannot be
+    /// reached, with `.transport(.cannotConnect)`; nothing of the request reached the server. The proxy's password
+    /// never appears in a description, log line, timeline or recording: it goes to the proxy only.
     public init(
         configuration: HTTPClient.Configuration = .singletonConfiguration,
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup,
@@ -258,11 +258,6 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     /// arrives, paced by its reader; a WebSocket handshake returns the open socket.
     public func send(_ hop: APIRequest) async throws -> APIResponse {
         if hop.responseDelivery.isWebSocket {
-            if let server = proxies?.proxy.server(for: hop.url) {
-                throw APIError(
-                    .transport(.unsupportedByExecutor), endpoint: hop.endpoint, request: hop,
-                    underlyingError: WebSocketThroughProxy(server: server))
-            }
             return try await WebSocketHandshake(request: hop, executor: self).run()
         }
         let client = proxies?.client(for: hop.url) ?? client
@@ -293,16 +288,6 @@ struct ProxyClients: Sendable {
     /// The client of the proxy `url` goes through; `nil` when it goes directly.
     func client(for url: URL) -> HTTPClient? {
         proxy.server(for: url).flatMap { clients[$0] }
-    }
-}
-
-/// Why a WebSocket handshake was not sent: its URL goes through a proxy, and the executor's WebSockets do not.
-struct WebSocketThroughProxy: Error, Sendable, CustomStringConvertible {
-    let server: HTTPProxy.Server
-
-    var description: String {
-        "AsyncHTTPClientExecutor does not open WebSockets through a proxy (\(server)); add the host to the proxy's "
-            + "bypass list to connect directly"
     }
 }
 

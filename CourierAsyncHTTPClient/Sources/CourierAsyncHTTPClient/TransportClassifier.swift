@@ -35,6 +35,8 @@ enum TransportClassifier {
             return .transport(problem(errno: error.errnoCode))
         case let error as ChannelError:
             return .transport(problem(for: error))
+        case let error as TunnelRefused:
+            return .transport(error.status == 407 ? .proxyAuthenticationRequired : .cannotConnect)
         case is NIOHTTP2Errors.StreamClosed:
             // HTTP/2: the server reset the request's stream (RST_STREAM), or closed it as one a GOAWAY left out
             // (SwiftNIO tells neither apart): the stream is lost, the connection and its other streams go on.

@@ -140,21 +140,54 @@ struct ProxyTests {
         #expect(error?.reason == .transport(.proxyAuthenticationRequired))
     }
 
-    @Test("A WebSocket the proxy would carry fails before any I/O with .unsupportedByExecutor")
+    @Test("wss: a CONNECT tunnel, then TLS and the upgrade; messages echo")
     func webSocket() async throws {
         let setup = try Setup()
         let (configuration, executor) = try setup.configuration(
             "wss://proxied.courier.test:\(setup.tlsPort)", proxy: HTTPProxy(setup.proxy))
         defer { Task { try? await executor.shutdown() } }
-        let path = "/ws-through-proxy-\(UUID().uuidString)"
+
+        let socket = try await WebSocket<Void>("/ws-through-proxy").connect(using: configuration)
+        try await socket.send(.text("through the tunnel"))
+        var received: WebSocketMessage?
+        for try await message in socket {
+            received = message
+            break
+        }
+        await socket.close()
+
+        #expect(received == .text("through the tunnel"))
+    }
+
+    @Test("wss with a wrong password: .proxyAuthenticationRequired; the upgrade never reaches the server")
+    func webSocketWrongPassword() async throws {
+        let setup = try Setup()
+        let (configuration, executor) = try setup.configuration(
+            "wss://proxied.courier.test:\(setup.tlsPort)", proxy: HTTPProxy(setup.wrongPassword))
+        defer { Task { try? await executor.shutdown() } }
+        let path = "/ws-wrong-password-\(UUID().uuidString)"
 
         let error = await #expect(throws: APIError.self) {
             _ = try await WebSocket<Void>(path).connect(using: configuration)
         }
 
-        #expect(error?.reason == .transport(.unsupportedByExecutor))
-        #expect(error?.underlyingError is WebSocketThroughProxy)
+        #expect(error?.reason == .transport(.proxyAuthenticationRequired))
+        #expect(error?.endpoint.description == "GET \(path)")
         #expect(try await Self.count(path, setup: setup) == 0)
+    }
+
+    @Test("wss to a port the proxy refuses: .cannotConnect")
+    func webSocketRefusedTunnel() async throws {
+        let setup = try Setup()
+        let (configuration, executor) = try setup.configuration(
+            "wss://proxied.courier.test:\(setup.otherTLSPort)", proxy: HTTPProxy(setup.proxy))
+        defer { Task { try? await executor.shutdown() } }
+
+        let error = await #expect(throws: APIError.self) {
+            _ = try await WebSocket<Void>("/ws-refused").connect(using: configuration)
+        }
+
+        #expect(error?.reason == .transport(.cannotConnect))
     }
 
     @Test("The proxy's password is on no surface: errors, descriptions, log lines, timeline, HAR")
