@@ -291,6 +291,12 @@ struct ProxyClients: Sendable {
     }
 }
 
+@_spi(CourierInternals)
+extension AsyncHTTPClientExecutor: TLSTrustHolding {
+    /// The trust whose roots and pins past their rotation date Courier's policy warns about.
+    public var heldTrust: TLSTrust { tls.trust }
+}
+
 extension AsyncHTTPClientExecutor: CookieSendingExecutor {
     /// The `Cookie` field the executor adds to a request for `url` from its cookie storage, if any: the response
     /// cache keys on it.

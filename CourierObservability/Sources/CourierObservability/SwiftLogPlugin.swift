@@ -88,6 +88,10 @@ public struct SwiftLogPlugin: APIPlugin {
         self.levels = levels
         self.logging = LoggingPlugin(options: options) { entry in
             logger.log(level: levels.level(of: entry), "\(entry.line)", metadata: Self.metadata(of: entry))
+            // A root or pin past its rotation date: a record of its own, at `warning`, whatever the outcome's level.
+            for warning in entry.warnings {
+                logger.warning("\(warning)", metadata: ["courier.endpoint": "\(entry.endpoint.name)"])
+            }
         }
     }
 

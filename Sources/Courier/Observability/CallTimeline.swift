@@ -178,6 +178,9 @@ extension CallTimeline.Event {
         public static let redirected = Kind(rawValue: "redirected")
         /// A cache decision: `hit`, `stale`, `revalidated`, `miss`, `stored` or `skipped: <reason>`.
         public static let cache = Kind(rawValue: "cache")
+        /// A root or pin of the executor's ``TLSTrust`` for the hop's host is past its rotation date
+        /// (``TLSPin/rotating(by:)``): which one and since when, in the detail. Once per root or pin and trust.
+        public static let trust = Kind(rawValue: "trust")
         /// A ``TrafficGovernor`` decision: a wait (for a slot, or a shared `Retry-After`, with its
         /// ``CallTimeline/Event/delay``), a refusal, a retry its budget refused, or a change of the origin's circuit
         /// breaker (`circuit opened`, `half-open`, `closed`).

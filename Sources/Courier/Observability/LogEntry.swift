@@ -38,12 +38,18 @@ public struct LogEntry: Sendable {
     /// The request as a `curl` command, redacted, for a ``Kind/request`` with ``LoggingPlugin/Options/includeCURL``.
     public let curl: String?
 
-    /// The entry as ``LoggingPlugin`` prints it: ``line``, then one line per header, the body and the cURL command.
+    /// What the call's trust warned about on its way (a root or pin past its rotation date,
+    /// ``TLSPin/rotating(by:)``), for a response or a failure: each once, on the first call after the date.
+    public internal(set) var warnings: [String] = []
+
+    /// The entry as ``LoggingPlugin`` prints it: ``line``, then one line per header, the body and the cURL command,
+    /// then one line per warning (`⚠ the pin … is past its rotation date …`).
     public var text: String {
         var text = line
         for field in headers { text += "\n    \(field.name): \(field.value)" }
         if let body { text += "\n" + body }
         if let curl { text += "\n" + curl }
+        for warning in warnings { text += "\n⚠ " + warning }
         return text
     }
 }

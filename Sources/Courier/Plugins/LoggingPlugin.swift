@@ -172,11 +172,13 @@ public struct LoggingPlugin: APIPlugin {
         let line =
             "← \(response.statusCode) \(request.method) \(url) (\(Self.milliseconds(elapsed)) ms, "
             + "\(Self.size(of: response.body))\(Self.cacheNote(response.cacheHit)))"
-        return LogEntry(
+        var entry = LogEntry(
             kind: .response, endpoint: request.endpoint, method: request.method, line: redactor.scrub(line),
             statusCode: response.statusCode, failure: nil, duration: elapsed,
             headers: headers(response.headers, redactor), body: responseBody(response, redactor),
             bodyBytes: Self.bytes(of: response.body), curl: nil)
+        entry.warnings = response.trustWarnings
+        return entry
     }
 
     /// The entry of a call that failed with `error`, after `response` when the failure came after one (its body
@@ -190,7 +192,7 @@ public struct LoggingPlugin: APIPlugin {
         line += "\(request.method) \(url) (\(Self.milliseconds(elapsed)) ms"
         if let response { line += ", \(Self.size(of: response.body))" }
         line += "): \(error)"
-        return LogEntry(
+        var entry = LogEntry(
             kind: .failure, endpoint: request.endpoint, method: request.method,
             line: redactor.scrub(Redactor.oneLine(line)), statusCode: response?.statusCode ?? error.statusCode,
             failure: error.reason, duration: elapsed,
@@ -198,6 +200,8 @@ public struct LoggingPlugin: APIPlugin {
             body: response.flatMap { responseBody($0, redactor) },
             bodyBytes: response.flatMap { Self.bytes(of: $0.body) },
             curl: nil)
+        entry.warnings = (response ?? error.response)?.trustWarnings ?? []
+        return entry
     }
 
     private func headers(_ headers: HTTPHeaders, _ redactor: Redactor) -> [(name: String, value: String)] {

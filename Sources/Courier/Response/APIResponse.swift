@@ -88,6 +88,9 @@ public struct APIResponse: Sendable {
     /// only in its task metrics, once the body has arrived). Executors set it; the timeline, `.metrics()` and HAR
     /// files show it.
     public var httpVersion: String? = nil
+    /// What the trust of the call's executor warned about on its way (a root or pin past its rotation date), for
+    /// the logging plugins.
+    var trustWarnings: [String] = []
 
     /// Creates a response. Executors create these; tests can too.
     public init(

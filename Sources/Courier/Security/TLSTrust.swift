@@ -23,9 +23,16 @@ public struct TLSTrust: Sendable {
     /// The rules, in order: the first whose pattern matches a host applies to it.
     @_spi(CourierInternals) public let hosts: [Host]
 
+    /// Which roots and pins past their rotation date were already warned about; `nil` when none has a date.
+    let rotations: RotationLedger?
+
     /// Trust with `hosts`, in order: the first rule whose pattern matches a host applies to it.
     public init(_ hosts: [Host]) {
         self.hosts = hosts
+        let dated = hosts.contains { host in
+            host.roots.contains { $0.rotationDate != nil } || host.pins.contains { $0.rotationDate != nil }
+        }
+        self.rotations = dated ? RotationLedger() : nil
     }
 
     /// The system's trust for every host: no roots, pins or client certificate of your own.
@@ -106,6 +113,8 @@ public struct TLSTrust: Sendable {
 public struct TLSCertificate: Sendable, Hashable {
     /// The certificate's DER bytes.
     public let der: Data
+    /// The date by which a root should be rotated out (``rotating(by:)``); `nil` for none.
+    public private(set) var rotationDate: Date?
 
     /// The certificate in `der` (DER bytes). The bytes are checked when a connection uses them.
     public init(der: Data) {
@@ -121,6 +130,15 @@ public struct TLSCertificate: Sendable, Hashable {
     public init?(pem: String) {
         guard let first = Self.derBlocks(inPEM: pem).first else { return nil }
         self.der = first
+    }
+
+    /// This certificate, as a root to be rotated out by `date`: past it, calls still verify with it, and the
+    /// timeline (a ``CallTimeline/Event/Kind/trust`` event) and the logging plugins warn once, so that the rotation is
+    /// planned before the certificate is retired (see the "Trust and certificates" article).
+    public func rotating(by date: Date) -> TLSCertificate {
+        var certificate = self
+        certificate.rotationDate = date
+        return certificate
     }
 
     /// Every certificate of `pem`, in order: a CA bundle becomes a rule's roots in one step
@@ -167,11 +185,27 @@ public struct TLSPin: Sendable, Hashable {
     /// The SHA-256 of the pinned SubjectPublicKeyInfo, for a public-key pin; `nil` for a certificate pin, and for a
     /// certificate whose key cannot be read (an executor refuses such a pin before any I/O).
     @_spi(CourierInternals) public let publicKeyHash: [UInt8]?
+    /// The date by which the pin should be rotated out (``rotating(by:)``, or its certificate's); `nil` for none.
+    public var rotationDate: Date? { ownRotationDate ?? certificate?.rotationDate }
+    private var ownRotationDate: Date?
 
     private init(kind: Kind, certificate: TLSCertificate?, publicKeyHash: [UInt8]?) {
         self.kind = kind
         self.certificate = certificate
         self.publicKeyHash = publicKeyHash
+    }
+
+    /// This pin, to be rotated out by `date`: past it, calls still verify with it, and the timeline (a
+    /// ``CallTimeline/Event/Kind/trust`` event) and the logging plugins warn once, so that the next pin is shipped
+    /// and the server moved before this one is dropped.
+    ///
+    /// ```swift
+    /// TLSTrust.Host("payments.example", pins: [.certificate(current).rotating(by: retirement), .certificate(next)])
+    /// ```
+    public func rotating(by date: Date) -> TLSPin {
+        var pin = self
+        pin.ownRotationDate = date
+        return pin
     }
 
     /// Pins `certificate`: the server's chain must contain it. Pin the certificate authority that issues the
@@ -227,5 +261,58 @@ public struct TLSClientIdentity: Sendable {
     /// An identity read from a PKCS#12 archive (`.p12`, `.pfx`) protected by `password`.
     public init(pkcs12: Data, password: String) {
         self.material = .pkcs12(pkcs12, password: password)
+    }
+}
+
+extension TLSTrust {
+    /// The warnings due for a request to `url` at `now`: one for each root and pin of its host's rule past its
+    /// rotation date that no call warned about before (each is warned about once for this trust and its copies).
+    /// Empty at once when no root or pin has a date.
+    @_spi(CourierInternals) public func rotationWarnings(for url: URL, at now: Date = Date()) -> [String] {
+        guard let rotations, let host = url.host, let index = ruleIndex(for: host) else { return [] }
+        let rule = hosts[index]
+        var due: [(key: RotationLedger.Key, text: String)] = []
+        func warn(_ what: String, since date: Date) -> String {
+            "\(what) of \(rule.pattern) is past its rotation date (\(Self.day(date))): the call was verified with it; "
+                + "rotate it"
+        }
+        for (offset, root) in rule.roots.enumerated() {
+            guard let date = root.rotationDate, date <= now else { continue }
+            let key = RotationLedger.Key(rule: index, item: offset, isPin: false)
+            due.append((key, warn("the root certificate \(root.fingerprint)", since: date)))
+        }
+        for (offset, pin) in rule.pins.enumerated() {
+            guard let date = pin.rotationDate, date <= now else { continue }
+            let key = RotationLedger.Key(rule: index, item: offset, isPin: true)
+            due.append((key, warn("the pin \(pin)", since: date)))
+        }
+        guard !due.isEmpty else { return [] }
+        let fresh = rotations.claim(due.map(\.key))
+        return due.filter { fresh.contains($0.key) }.map(\.text)
+    }
+
+    /// `date` as a day in UTC: `2026-12-01`.
+    private static func day(_ date: Date) -> String {
+        String((try? DateText.iso8601(date, milliseconds: false))?.prefix(10) ?? "\(date)")
+    }
+}
+
+/// Which dated roots and pins of a trust were warned about: shared by the trust's copies (an executor's).
+final class RotationLedger: Sendable {
+    struct Key: Hashable {
+        let rule: Int
+        let item: Int
+        let isPin: Bool
+    }
+
+    private let warned = LockedBox<Set<Key>>([])
+
+    /// The keys of `keys` not claimed before, now claimed.
+    func claim(_ keys: [Key]) -> Set<Key> {
+        warned.withLock { warned in
+            var fresh = Set<Key>()
+            for key in keys where warned.insert(key).inserted { fresh.insert(key) }
+            return fresh
+        }
     }
 }

@@ -67,6 +67,14 @@ extension HTTPTransport {
     public var supportedTransfers: TransferFeatures { .all }
 }
 
+/// A transport that verifies servers with a ``TLSTrust`` of its own: Courier's policy warns about its roots and pins
+/// past their rotation date (``TLSTrust/rotationWarnings(for:at:)``), on every hop.
+@_spi(CourierInternals)
+public protocol TLSTrustHolding {
+    /// The trust the transport verifies servers with.
+    var heldTrust: TLSTrust { get }
+}
+
 @_spi(CourierInternals)
 extension HTTPTransport {
     /// What ``execute(_:)`` does, for a transport of this repository whose 1.0 API declares `execute(_:)` itself.

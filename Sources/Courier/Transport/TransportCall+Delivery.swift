@@ -24,6 +24,7 @@ extension TransportCall {
             statusCode: response.statusCode, headers: response.headers, body: body, url: response.url,
             request: request)
         final.httpVersion = response.httpVersion
+        final.trustWarnings = response.trustWarnings
         return final
     }
 

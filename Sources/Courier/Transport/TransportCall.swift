@@ -124,10 +124,19 @@ final class TransportCall<Transport: HTTPTransport>: DeadlineClock.Client, Senda
         var hop = request
         hop.responseDelivery = Self.hopDelivery(for: request.responseDelivery)
         var redirects = 0
+        let trust = (transport as? any TLSTrustHolding)?.heldTrust
+        var warnings: [String] = []
         while true {
             // A transport's own timeouts must not end a body that an idle timeout, not the deadline, bounds.
             hop.timeout = request.responseDelivery.idleTimeout.map { max(timeLeft, $0) } ?? timeLeft
-            let response = try await transport.send(hop)
+            if let trust, trust.rotations != nil {
+                for warning in trust.rotationWarnings(for: hop.url) {
+                    request.record(.trust, detail: warning)
+                    warnings.append(warning)
+                }
+            }
+            var response = try await transport.send(hop)
+            response.trustWarnings = warnings
             if let stopped = state.withLock({ $0.stopped }) { throw stopped.error(for: request) }
             // The body is sent once the head arrives: a transport that reports no progress of its own reports it here.
             if let progress = request.progress, let count = hop.body.count {

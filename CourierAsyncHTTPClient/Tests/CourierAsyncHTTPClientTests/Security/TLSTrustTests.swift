@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import CourierAsyncHTTPClient
@@ -96,6 +97,35 @@ struct TLSTrustTests {
             let result = await Self.call(Self.path("root"), on: try server.url("MAIN", host: host), trust: trust)
             #expect(try result.get() == "hello")
         }
+    }
+
+    @Test("A root past its rotation date still verifies; the timeline and the log warn once")
+    func rotationDate() async throws {
+        let server = try Server()
+        let ca = try server.certificate("ca.pem").rotating(by: Date(timeIntervalSinceNow: -3_600))
+        let warned = NIOLockedValueBox<[String]>([])
+        let lines = NIOLockedValueBox<[String]>([])
+        struct TrustEvents: CallObserver {
+            let warned: NIOLockedValueBox<[String]>
+            func observe(_ event: CallTimeline.Event, in timeline: CallTimeline) {
+                if event.kind == .trust, let detail = event.detail { warned.withLockedValue { $0.append(detail) } }
+            }
+        }
+        let configuration = APIConfiguration(
+            baseURL: try server.url("MAIN"),
+            executor: AsyncHTTPClientExecutor(trust: TLSTrust([TLSTrust.Host("127.0.0.1", roots: [ca])]), cookies: nil),
+            plugins: [.logging { line in lines.withLockedValue { $0.append(line) } }],
+            observers: [TrustEvents(warned: warned)])
+
+        for _ in 0..<2 {
+            let text: String = try await GET<Void>(Self.path("rotation")).request(using: configuration)
+            #expect(text == "hello")
+        }
+
+        let details = warned.withLockedValue { $0 }
+        #expect(details.count == 1)
+        #expect(details.first?.hasPrefix("the root certificate sha256/") == true)
+        #expect(lines.withLockedValue { $0 }.filter { $0.contains("⚠ the root certificate") }.count == 1)
     }
 
     @Test("A correct certificate pin succeeds; a rotation's two pins succeed with either")
