@@ -143,20 +143,14 @@ struct HTTP2Tests {
         let gets = (0..<10).map { _ in UUID().uuidString }
         let posts = (0..<10).map { _ in UUID().uuidString }
         let outcomes = await withTaskGroup(of: (key: String, failure: APIError?).self) { group in
-            for key in gets {
+            for key in gets + posts {
+                let isGet = gets.contains(key)
                 group.addTask {
                     do {
-                        let _: Hits = try await counted.request(with: key, using: configuration)
-                        return (key, nil)
-                    } catch {
-                        return (key, error as? APIError)
-                    }
-                }
-            }
-            for key in posts {
-                group.addTask {
-                    do {
-                        let _: Hits = try await posted.request(with: key, using: configuration)
+                        let _: Hits =
+                            try await isGet
+                            ? counted.request(with: key, using: configuration)
+                            : posted.request(with: key, using: configuration)
                         return (key, nil)
                     } catch {
                         return (key, error as? APIError)
