@@ -23,7 +23,8 @@ extension URLSessionExecutor {
         self.init(configuration: direct, trust: trust)
         let proxied = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         proxied.connectionProxyDictionary = Self.proxyDictionary(proxy.http, proxy.https)
-        proxies = ProxySession(proxy: proxy, session: Self.makeSession(proxied, cookies: sentCookies))
+        // The cookies are the executor's, as for the direct session (the jars `taking` makes again are the same).
+        proxies = ProxySession(proxy: proxy, session: Self.makeSession(CookieJar.taking(proxied).configuration))
     }
 
     /// The session a hop to `url` goes through, and the proxy server it reaches; ``session`` and `nil` directly.

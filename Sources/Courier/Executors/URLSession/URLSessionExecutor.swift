@@ -93,15 +93,14 @@ public struct URLSessionExecutor: HTTPTransport {
     /// An executor over a new session with `configuration`.
     public init(configuration: URLSessionConfiguration) {
         let (own, sending, storing) = CookieJar.taking(configuration)
-        self.session = Self.makeSession(own, cookies: sending)
+        self.session = Self.makeSession(own)
         self.sentCookies = sending
         self.cookies = storing
         self.reportsEvents = true
     }
 
-    /// A session of the executor's own with `configuration` (as `CookieJar.taking(_:)` left it when `cookies` is the
-    /// jar it returned; a copy of that configuration otherwise keeps its cookie settings).
-    static func makeSession(_ configuration: URLSessionConfiguration, cookies: CookieJar?) -> URLSession {
+    /// A session of the executor's own with `configuration`, as `CookieJar.taking(_:)` left it.
+    static func makeSession(_ configuration: URLSessionConfiguration) -> URLSession {
         #if canImport(FoundationNetworking) && !COURIER_APPLE_PATHS
             URLSession(configuration: configuration, delegate: TaskEvents(), delegateQueue: InlineOperationQueue())
         #else
