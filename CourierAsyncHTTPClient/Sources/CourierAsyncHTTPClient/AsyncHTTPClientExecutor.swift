@@ -76,7 +76,9 @@ import Tracing
 /// ``init(cookies:)`` uses ``sharedClient``: one process-wide client on `HTTPClient.shared`'s event loops, with
 /// `HTTPClient.shared`'s settings but redirects off, because Courier follows them itself, no limit on the
 /// decompression ratio, because `maxResponseBytes` bounds the decoded body, and up to 32 connections per host kept
-/// alive instead of 8. For settings of your own (a proxy, timeouts, a TLS configuration), use
+/// alive instead of 8. For a proxy, use ``init(configuration:eventLoopGroup:trust:cookies:proxy:)`` (a proxy in the
+/// `HTTPClient.Configuration` carries HTTP calls only: a WebSocket handshake then fails before any I/O). For settings
+/// of your own (timeouts, a TLS configuration), use
 /// ``init(configuration:eventLoopGroup:trust:cookies:)``: the executor makes its client from your configuration with
 /// ``clientConfiguration(_:)`` (so it never follows redirects) and keeps the configuration it was made with; shut
 /// its ``client`` down when you no longer need it (``sharedClient`` never is).
@@ -99,6 +101,9 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     let tls: TrustConfigurations
     /// The proxies, and a client of the executor's own for each; `nil` for none (every call over ``client``).
     let proxies: ProxyClients?
+    /// Whether ``client``'s own configuration names a proxy (`HTTPClient.Configuration.proxy`), which the executor's
+    /// WebSockets, opened by the executor itself, cannot use.
+    let clientHasProxy: Bool
 
     /// An executor over ``sharedClient`` that keeps cookies in `cookies` (by default `HTTPCookieStorage.shared`, as
     /// `URLSessionExecutor.shared` does), or keeps none when it is `nil`.
@@ -113,6 +118,7 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
         self.cookies = cookies.map(CookieJar.init)
         self.tls = TrustConfigurations(base: Self.sharedSettings.tlsConfiguration, trust: trust)
         self.proxies = nil
+        self.clientHasProxy = false
     }
 
     /// An executor over a client of its own, made from `configuration` with ``clientConfiguration(_:)`` (redirects
@@ -128,6 +134,7 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
         self.cookies = cookies.map(CookieJar.init)
         self.tls = TrustConfigurations(base: settings.tlsConfiguration, trust: trust)
         self.proxies = nil
+        self.clientHasProxy = settings.proxy != nil
     }
 
     /// An executor whose calls go through `proxy`, over clients of its own made from `configuration` as
@@ -170,6 +177,7 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
         self.cookies = cookies
         self.tls = tls
         self.proxies = proxies
+        self.clientHasProxy = false
     }
 
     /// Shuts down the clients this executor made (``client`` and one per proxy server); not ``sharedClient``,
@@ -258,6 +266,12 @@ public struct AsyncHTTPClientExecutor: HTTPTransport {
     /// arrives, paced by its reader; a WebSocket handshake returns the open socket.
     public func send(_ hop: APIRequest) async throws -> APIResponse {
         if hop.responseDelivery.isWebSocket {
+            if clientHasProxy {
+                // The client would send HTTP calls through its proxy; a WebSocket must not go around it directly.
+                throw APIError(
+                    .transport(.unsupportedByExecutor), endpoint: hop.endpoint, request: hop,
+                    underlyingError: WebSocketBesideClientProxy())
+            }
             return try await WebSocketHandshake(request: hop, executor: self).run()
         }
         let client = proxies?.client(for: hop.url) ?? client
@@ -280,14 +294,28 @@ public struct ClientFollowsRedirects: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// An executor's proxies and the client of each proxy server.
-struct ProxyClients: Sendable {
+/// Why a WebSocket handshake was not sent: the executor's `HTTPClient.Configuration` names a proxy, which only the
+/// client's own requests use.
+struct WebSocketBesideClientProxy: Error, Sendable, CustomStringConvertible {
+    var description: String {
+        "the HTTPClient.Configuration of this AsyncHTTPClientExecutor names a proxy, which its WebSockets cannot use; "
+            + "give the proxy as an HTTPProxy (AsyncHTTPClientExecutor(configuration:proxy:)), which they go through"
+    }
+}
+
+/// An executor's proxies and the client of each proxy server. Its mirror shows the proxies only: a proxied client's
+/// configuration holds the proxy's credentials.
+struct ProxyClients: Sendable, CustomReflectable {
     let proxy: HTTPProxy
     let clients: [HTTPProxy.Server: HTTPClient]
 
     /// The client of the proxy `url` goes through; `nil` when it goes directly.
     func client(for url: URL) -> HTTPClient? {
         proxy.server(for: url).flatMap { clients[$0] }
+    }
+
+    var customMirror: Mirror {
+        Mirror(self, children: ["proxy": proxy.description], displayStyle: .struct)
     }
 }
 

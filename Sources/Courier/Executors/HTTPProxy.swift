@@ -233,3 +233,34 @@ struct IPRange {
         return nil
     }
 }
+
+// The password is a secret in every printed form: `dump` and a `Mirror` show the descriptions, never the field.
+
+extension HTTPProxy: CustomDebugStringConvertible, CustomReflectable {
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror of the proxies' descriptions (passwords masked) and the bypass list.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["http": http?.description ?? "none", "https": https?.description ?? "none", "bypass": bypass],
+            displayStyle: .struct)
+    }
+}
+
+extension HTTPProxy.Server: CustomDebugStringConvertible, CustomReflectable {
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror of the host, port and user name; not the password.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "username": username ?? "none",
+                "password": password == nil ? "none" : SensitiveData.mask,
+            ],
+            displayStyle: .struct)
+    }
+}

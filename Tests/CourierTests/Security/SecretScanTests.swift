@@ -146,6 +146,19 @@ import Testing
         }
         #expect(errors.count == 10)
 
+        // A proxy's password, in the proxy, an executor that holds it, and a variable that names it badly.
+        let proxy = HTTPProxy(
+            HTTPProxy.Server(host: "proxy.example", port: 3128, username: "u", password: "pr0xy-SECRET"))
+        outputs["proxy"] = (Self.printed(proxy) + Self.printed(proxy.https as Any)).joined(separator: "\n")
+        outputs["proxied executor"] = Self.printed(URLSessionExecutor(configuration: .default, proxy: proxy))
+            .joined(separator: "\n")
+        do {
+            _ = try HTTPProxy.environment(["HTTPS_PROXY": "socks5://u:pr0xy-SECRET@proxy.example:1080"])
+        } catch {
+            outputs["proxy variable"] = (Self.printed(error) + ["\(error)"]).joined(separator: "\n")
+        }
+        #expect(outputs["proxy variable"] != nil)
+
         // THEN nothing printed holds a secret
         outputs["log"] = log.value.joined(separator: "\n")
         for (index, request) in requests.enumerated() {

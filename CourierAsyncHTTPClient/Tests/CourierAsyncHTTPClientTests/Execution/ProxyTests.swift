@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Courier
 import CourierObservability
 import Foundation
@@ -159,6 +160,26 @@ struct ProxyTests {
         #expect(received == .text("through the tunnel"))
     }
 
+    @Test("A proxy in the HTTPClient.Configuration carries no WebSocket: the handshake fails before any I/O")
+    func webSocketBesideClientProxy() async throws {
+        let setup = try Setup()
+        var settings = HTTPClient.Configuration()
+        settings.proxy = .server(host: setup.proxy.host, port: setup.proxy.port)
+        let executor = AsyncHTTPClientExecutor(configuration: settings, trust: setup.trust, cookies: nil)
+        defer { Task { try? await executor.shutdown() } }
+        let configuration = APIConfiguration(
+            baseURL: URL(string: "wss://127.0.0.1:\(setup.tlsPort)"), executor: executor)
+        let path = "/ws-beside-client-proxy-\(UUID().uuidString)"
+
+        let error = await #expect(throws: APIError.self) {
+            _ = try await WebSocket<Void>(path).connect(using: configuration)
+        }
+
+        #expect(error?.reason == .transport(.unsupportedByExecutor))
+        #expect(error?.underlyingError is WebSocketBesideClientProxy)
+        #expect(try await Self.count(path, setup: setup) == 0)
+    }
+
     @Test("wss with a wrong password: .proxyAuthenticationRequired; the upgrade never reaches the server")
     func webSocketWrongPassword() async throws {
         let setup = try Setup()
@@ -205,7 +226,9 @@ struct ProxyTests {
                     }
                 ])
             defer { Task { try? await executor.shutdown() } }
-            var texts = [proxy.description, String(reflecting: proxy), String(reflecting: executor)]
+            var dumped = ""
+            dump(executor, to: &dumped)
+            var texts = [proxy.description, String(reflecting: proxy), String(reflecting: executor), dumped]
             do {
                 let response: DecodedResponse<String> = try await GET<Void>("/secret-scan").request(
                     using: configuration)
