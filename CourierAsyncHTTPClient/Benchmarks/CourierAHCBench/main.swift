@@ -11,7 +11,8 @@
 // COURIER_AHC_BENCH_H2_URL and COURIER_AHC_BENCH_H1_TLS_URL (the same file over TLS: HTTP/2 by ALPN, and HTTP/1.1
 // only), with COURIER_AHC_BENCH_CA (the PEM root their certificate chains to), add `courier-h2` and
 // `courier-h1-tls`: Courier over each, on clients of their own, to compare HTTP/2's one connection with HTTP/1.1's
-// pool in the same rounds; and `raw-ahc-h2`, `raw-ahc-h1-tls`, the raw call over each.
+// pool in the same rounds; and `raw-ahc-h2`, `raw-ahc-h1-tls`, the raw call over each. COURIER_AHC_BENCH_H2_CLIENTS=N
+// adds `courier-h2xN` (see `tlsSides`).
 //
 // The server serves a 2 KB JSON array of repositories (written to DOCROOT first); every side GETs it and decodes
 // it into [Repository]:
@@ -188,7 +189,37 @@ func tlsSides(endpoint: GET<Void>) -> [Side] {
                 return try JSONDecoder().decode([Repository].self, from: body)
             })
     }
+    // COURIER_AHC_BENCH_H2_CLIENTS=N: `courier-h2xN`, Courier over h2 spread round-robin over N executors, each with a
+    // client on an event loop of its own, so N connections on N loops.
+    if let count = environment["COURIER_AHC_BENCH_H2_CLIENTS"].flatMap({ Int($0) }), count > 1 {
+        let configurations = (0..<count).map { _ in
+            APIConfiguration(
+                baseURL: h2,
+                executor: AsyncHTTPClientExecutor(
+                    configuration: settings, eventLoopGroup: HTTPClient.defaultEventLoopGroup.next(), trust: trust,
+                    cookies: nil))
+        }
+        let next = RoundRobin()
+        sides.append(
+            Side(name: "courier-h2x\(count)") {
+                try await endpoint.request(using: configurations[next.take() % count])
+            })
+    }
     return sides
+}
+
+/// A counter that many tasks take turns from.
+// @unchecked Sendable: the count is read and written under the lock only.
+final class RoundRobin: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func take() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count &+= 1
+        return count
+    }
 }
 
 /// The CPU time the process has used so far (all threads, user and system), in seconds.
@@ -284,6 +315,9 @@ func run(endpoint: GET<Void>) async throws {
                 ("courier-h2", "courier-h1-tls"), ("raw-ahc-h2", "raw-ahc-h1-tls"), ("courier-h2", "raw-ahc-h2"),
                 ("courier-h1-tls", "raw-ahc-h1-tls"),
             ] : [])
+        + all.filter { $0.name.hasPrefix("courier-h2x") }.flatMap { side in
+            [(side.name, "courier-h1-tls"), (side.name, "courier-h2")]
+        }
         + all.filter { $0.name.hasPrefix("courier-pool") }.flatMap { side in
             [(side.name, "courier"), (side.name, "raw-ahc"), (side.name, "raw-urlsession")]
         }
