@@ -305,23 +305,23 @@ func run(endpoint: GET<Void>) async throws {
     )
 
     /// (side, baseline) pairs reported.
-    let comparisons =
-        [
-            ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
-            ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
+    var comparisons: [(String, String)] = [
+        ("courier", "raw-ahc"), ("executor", "raw-ahc"), ("courier", "executor"), ("raw-ahc-again", "raw-ahc"),
+        ("courier", "raw-urlsession"), ("raw-ahc", "raw-urlsession"),
+    ]
+    if all.contains(where: { $0.name == "courier-h2" }) {
+        comparisons += [
+            ("courier-h2", "courier-h1-tls"), ("raw-ahc-h2", "raw-ahc-h1-tls"), ("courier-h2", "raw-ahc-h2"),
+            ("courier-h1-tls", "raw-ahc-h1-tls"),
         ]
-        + (all.contains { $0.name == "courier-h2" }
-            ? [
-                ("courier-h2", "courier-h1-tls"), ("raw-ahc-h2", "raw-ahc-h1-tls"), ("courier-h2", "raw-ahc-h2"),
-                ("courier-h1-tls", "raw-ahc-h1-tls"),
-            ] : [])
-        + all.filter { $0.name.hasPrefix("courier-h2x") }.flatMap { side in
-            [(side.name, "courier-h1-tls"), (side.name, "courier-h2")]
+    }
+    for side in all.map(\.name) {
+        if side.hasPrefix("courier-h2x") { comparisons += [(side, "courier-h1-tls"), (side, "courier-h2")] }
+        if side.hasPrefix("courier-pool") {
+            comparisons += [(side, "courier"), (side, "raw-ahc"), (side, "raw-urlsession")]
         }
-        + all.filter { $0.name.hasPrefix("courier-pool") }.flatMap { side in
-            [(side.name, "courier"), (side.name, "raw-ahc"), (side.name, "raw-urlsession")]
-        }
-        + all.filter { $0.name.hasPrefix("raw-ahc-pool") }.map { side in (side.name, "raw-ahc") }
+        if side.hasPrefix("raw-ahc-pool") { comparisons.append((side, "raw-ahc")) }
+    }
     var report: [String: Any] = ["bytes": fixtureData.count, "rounds": settings.rounds]
     for concurrency in [1, 32] {
         let callsPerTask = concurrency == 1 ? settings.calls : settings.callsPerTask
