@@ -343,6 +343,26 @@ _courier_apt_install() {
         { echo "$who: error: apt-get install $package failed" >&2; return 1; }
 }
 
+# _courier_nginx_preamble PREFIX CONNECTIONS: the top of a private nginx's config: in the foreground, one worker,
+# its pid in PREFIX and its errors in PREFIX/logs/error.log. Started as root, nginx switches its worker to the `user`
+# of the config (nobody when there is none): the invoking user's, so that it can read what that user wrote; started
+# as anyone else, it cannot switch, and the directive would only add a warning.
+_courier_nginx_preamble() {
+    echo "daemon off;"
+    if [[ "$(id -u)" == 0 ]]; then echo "user $(id -un) $(id -gn);"; fi
+    echo "worker_processes 1;"
+    echo "pid $1/nginx.pid;"
+    echo "error_log $1/logs/error.log warn;"
+    echo "events { worker_connections $2; }"
+}
+
+# _courier_nginx_temp_paths DIR: the `http` block's temporary paths, all in DIR (never the system's), on one line.
+_courier_nginx_temp_paths() {
+    local kind line=""
+    for kind in client_body proxy fastcgi uwsgi scgi; do line+="${kind}_temp_path $1/${kind/client_body/body}; "; done
+    echo "$line"
+}
+
 # courier_nginx_start: a private nginx (its own prefix, config, pid and logs under .build/private/transfers/nginx, on
 # 127.0.0.1, no daemon, no system files) serving one large random file: COURIER_NGINX_URL (GET /big.bin; and
 # /slow-start/big.bin, the same slowed to 2 MB/s after 8 MiB unless the request has a Range header, so a test can
@@ -356,7 +376,7 @@ _courier_apt_install() {
 # the config names the invoking user and group for the worker. Before it exports anything, the start fetches the
 # first byte of both routes and fails with the cause if nginx cannot read the file.
 courier_nginx_start() {
-    local root dir size file hashfile nginx port user_line status route
+    local root dir size file hashfile nginx port status route
     root="$(_courier_root)" || return 1
     if [[ -n "${COURIER_TRANSFERS_DIR:-}" ]]; then
         dir="$COURIER_TRANSFERS_DIR"
@@ -377,27 +397,14 @@ courier_nginx_start() {
     _courier_nginx_install || return 1
     nginx="$(_courier_nginx_path)"
     port="$(_courier_free_port)" || return 1
-    # Started as root, nginx switches its worker to the `user` of the config (nobody when there is none); started as
-    # anyone else, it cannot switch, and the directive would only add a warning.
-    user_line=""
-    if [[ "$(id -u)" == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
     cat >"$dir/nginx/nginx.conf" <<CONF
-daemon off;
-$user_line
-worker_processes 1;
-pid $dir/nginx/nginx.pid;
-error_log $dir/nginx/logs/error.log warn;
-events { worker_connections 64; }
+$(_courier_nginx_preamble "$dir/nginx" 64)
 http {
+    $(_courier_nginx_temp_paths "$dir/nginx/tmp")
     access_log off;
     sendfile on;
     tcp_nopush on;
     default_type application/octet-stream;
-    client_body_temp_path $dir/nginx/tmp/body;
-    proxy_temp_path $dir/nginx/tmp/proxy;
-    fastcgi_temp_path $dir/nginx/tmp/fastcgi;
-    uwsgi_temp_path $dir/nginx/tmp/uwsgi;
-    scgi_temp_path $dir/nginx/tmp/scgi;
     map \$http_range \$courier_rate {
         default 2m;
         "~bytes=" 0;
@@ -452,7 +459,7 @@ courier_nginx_stop() {
 #   COURIER_H1_TLS_URL    the same as COURIER_H2_URL with HTTP/1.1 only (a benchmark's baseline)
 # Files and logs: .build/private/h2server.
 courier_h2server_start() {
-    local root dir nginx port goaway_port h1_port user_line
+    local root dir nginx port goaway_port h1_port
     root="$(_courier_root)" || return 1
     if [[ -n "${COURIER_H2_PID:-}" ]] && kill -0 "$COURIER_H2_PID" 2>/dev/null; then return 0; fi
     if [[ -z "${COURIER_TLS_DIR:-}" || -z "${COURIER_FAULT_URL:-}" ]]; then
@@ -467,22 +474,11 @@ courier_h2server_start() {
     _courier_nginx_install || return 1
     nginx="$(_courier_nginx_path)"
     port="$(_courier_free_port)" && goaway_port="$(_courier_free_port)" && h1_port="$(_courier_free_port)" || return 1
-    user_line=""
-    if [[ "$(id -u)" == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
     cat >"$dir/nginx.conf" <<CONF
-daemon off;
-$user_line
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 1024; }
+$(_courier_nginx_preamble "$dir" 1024)
 http {
+    $(_courier_nginx_temp_paths "$dir/tmp")
     access_log off;
-    client_body_temp_path $dir/tmp/body;
-    proxy_temp_path $dir/tmp/proxy;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
     default_type text/plain;
     ssl_certificate $dir/server.pem;
     ssl_certificate_key $dir/server.key;

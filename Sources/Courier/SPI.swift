@@ -15,8 +15,7 @@
 //     `CallOutcome`, `LogEntry` and `CallEndReportingPlugin` (the parts of a log entry, a plugin told how each call
 //     ended);
 //   - Security/: `SensitiveData.Recording`, `TLSTrustLimitation`, and the readers of a `TLSTrust` (its rules, their
-//     roots, pins and identities, `rotationWarnings(for:at:)`), SPI members of a public type that stay in its
-//     declaration;
+//     roots, pins and identities), SPI members of a public type that stay in its declaration;
 //   - Executors/: `CookieJar`; Errors/: `ExecutorStop`, and how an executor reports a refused connection
 //     (`TLSRefusal.init(host:port:cause:pins:)`, `APIError.refusing(_:)`);
 //   - Transport/: `HTTPTransport.executeByPolicy(_:)`, for an executor whose 1.0 API declares `execute(_:)` itself,

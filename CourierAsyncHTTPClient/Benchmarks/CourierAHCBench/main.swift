@@ -210,7 +210,7 @@ func tlsSides(endpoint: GET<Void>) -> [Side] {
 
 /// A counter that many tasks take turns from.
 // @unchecked Sendable: the count is read and written under the lock only.
-final class RoundRobin: @unchecked Sendable {
+private final class RoundRobin: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 

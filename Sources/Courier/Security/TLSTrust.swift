@@ -268,7 +268,7 @@ extension TLSTrust {
     /// The warnings due for a request to `url` at `now`: one for each root and pin of its host's rule past its
     /// rotation date that no call warned about before (each is warned about once for this trust and its copies).
     /// Empty at once when no root or pin has a date.
-    @_spi(CourierInternals) public func rotationWarnings(for url: URL, at now: Date = Date()) -> [String] {
+    func rotationWarnings(for url: URL, at now: Date = Date()) -> [String] {
         guard let rotations, let host = url.host, let index = ruleIndex(for: host) else { return [] }
         let rule = hosts[index]
         var due: [(key: RotationLedger.Key, text: String)] = []

@@ -68,7 +68,7 @@ extension HTTPTransport {
 }
 
 /// A transport that verifies servers with a ``TLSTrust`` of its own: Courier's policy warns about its roots and pins
-/// past their rotation date (``TLSTrust/rotationWarnings(for:at:)``), on every hop.
+/// past their rotation date (``TLSPin/rotating(by:)``), before every hop.
 @_spi(CourierInternals)
 public protocol TLSTrustHolding {
     /// The trust the transport verifies servers with.

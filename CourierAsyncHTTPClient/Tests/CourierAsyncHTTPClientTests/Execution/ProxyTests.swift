@@ -107,7 +107,7 @@ struct ProxyTests {
 
         #expect(error?.reason == .transport(.proxyAuthenticationRequired))
         #expect(error?.endpoint.description == "GET \(path)")
-        #expect(try await Self.count(path, setup: setup) == 0)
+        #expect(try await TLSTrustTests.Server().count(path) == 0)
     }
 
     @Test("A tunnel the proxy refuses (a port it does not allow): .cannotConnect")
@@ -177,7 +177,7 @@ struct ProxyTests {
 
         #expect(error?.reason == .transport(.unsupportedByExecutor))
         #expect(error?.underlyingError is WebSocketBesideClientProxy)
-        #expect(try await Self.count(path, setup: setup) == 0)
+        #expect(try await TLSTrustTests.Server().count(path) == 0)
     }
 
     @Test("wss with a wrong password: .proxyAuthenticationRequired; the upgrade never reaches the server")
@@ -194,7 +194,7 @@ struct ProxyTests {
 
         #expect(error?.reason == .transport(.proxyAuthenticationRequired))
         #expect(error?.endpoint.description == "GET \(path)")
-        #expect(try await Self.count(path, setup: setup) == 0)
+        #expect(try await TLSTrustTests.Server().count(path) == 0)
     }
 
     @Test("wss to a port the proxy refuses: .cannotConnect")
@@ -243,16 +243,5 @@ struct ProxyTests {
             }
         }
         #expect(lines.withLockedValue { $0 }.count >= 2)
-    }
-
-    /// How many request lines for `path` the TLS server read (asked directly).
-    static func count(_ path: String, setup: Setup) async throws -> Int {
-        struct Count: Decodable { let count: Int }
-        let configuration = APIConfiguration(
-            baseURL: URL(string: "https://127.0.0.1:\(setup.tlsPort)"),
-            executor: AsyncHTTPClientExecutor(trust: setup.trust, cookies: nil))
-        let counted: Count = try await GET<String>("/count") { ["path": $0] }.request(
-            with: path, using: configuration)
-        return counted.count
     }
 }

@@ -22,9 +22,6 @@ extension URLSessionExecutor {
         self.trust = trust
     }
 
-    /// The trust whose roots and pins past their rotation date Courier's policy warns about.
-    @_spi(CourierInternals) public var heldTrust: TLSTrust { trust }
-
     /// Throws ``APIError/TransportProblem/unsupportedByExecutor`` when this executor's trust cannot be honoured
     /// here: on Linux, any trust but ``TLSTrust/system``; on Apple platforms, a client identity in PEM.
     func checkTrust(for request: APIRequest) throws(APIError) {
@@ -208,4 +205,7 @@ extension URLSessionExecutor {
 #endif
 
 @_spi(CourierInternals)
-extension URLSessionExecutor: TLSTrustHolding {}
+extension URLSessionExecutor: TLSTrustHolding {
+    /// The trust whose roots and pins past their rotation date Courier's policy warns about.
+    public var heldTrust: TLSTrust { trust }
+}
